@@ -1,0 +1,72 @@
+#pragma once
+// What gpuctl knows about a node's real state, gathered over a Transport.
+// Each fact comes from a command plus a pure parser (facts/parsers.hpp). A fact that could
+// not be gathered is "absent" with its reason; it is never silently defaulted.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpuctl {
+
+// A value that may be absent, with the reason it is absent ("nvidia-smi: command not found").
+template <typename T>
+struct Fact {
+  std::optional<T> value;
+  std::string absent_reason;
+
+  bool present() const { return value.has_value(); }
+  static Fact of(T v) { return Fact{std::move(v), {}}; }
+  static Fact absent(std::string why) { return Fact{std::nullopt, std::move(why)}; }
+};
+
+struct GpuInfo {
+  int index = 0;
+  std::string name;                    // "NVIDIA H200"
+  std::string uuid;                    // "GPU-..."
+  std::string serial;
+  std::string pci_bus_id;              // "00000000:00:06.0"
+  std::optional<std::int64_t> memory_total_mib;
+  std::optional<bool> persistence_mode;
+  std::optional<bool> ecc_enabled;     // current ECC mode
+  std::optional<std::int64_t> ecc_volatile_uncorrected;
+  std::optional<std::int64_t> ecc_volatile_corrected;
+  std::optional<std::int64_t> ecc_aggregate_uncorrected;
+  std::optional<std::int64_t> ecc_aggregate_corrected;
+  std::optional<std::int64_t> retired_pages_pending;  // absent on Hopper ([N/A])
+  std::optional<bool> remapped_rows_pending;
+  std::optional<bool> remapped_rows_failure;
+  std::optional<int> pcie_gen_current;
+  std::optional<int> pcie_gen_max;
+  std::optional<int> pcie_width_current;
+  std::optional<int> pcie_width_max;
+  std::optional<int> temperature_c;
+  std::optional<double> power_draw_w;
+  std::string driver_version;          // as nvidia-smi reports it
+};
+
+struct OsRelease {
+  std::string id;                      // "debian"
+  std::string version_id;              // "12"
+  std::string pretty_name;
+};
+
+struct NodeFacts {
+  std::string node;
+  Fact<OsRelease> os;
+  Fact<std::string> kernel;            // uname -r
+  Fact<std::string> boot_id;           // /proc/sys/kernel/random/boot_id
+  Fact<double> uptime_s;
+  Fact<std::vector<std::string>> loaded_modules;  // names from /proc/modules
+  Fact<std::string> driver_version;    // from /proc/driver/nvidia/version (kernel module)
+  Fact<std::string> cuda_version;      // nvcc --version / toolkit package
+  Fact<std::string> nccl_version;      // libnccl2 package or ldconfig
+  Fact<std::vector<GpuInfo>> gpus;     // nvidia-smi --query-gpu
+  std::map<std::string, std::string> packages;  // installed dpkg packages we care about: name -> version
+
+  bool module_loaded(std::string_view name) const;
+};
+
+}  // namespace gpuctl

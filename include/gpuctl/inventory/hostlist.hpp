@@ -1,0 +1,27 @@
+#pragma once
+// Hostlists in the Slurm/ClusterShell syntax: "node[01-08,10]", "rack[1-2]-gpu[001-004]",
+// comma-separated lists. Pure functions, no I/O.
+
+#include <gpuctl/core/error.hpp>
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpuctl::hostlist {
+
+// Refuse expressions that expand to more names than this (a typo like node[1-99999999]).
+inline constexpr std::size_t k_max_expansion = 100000;
+
+// Expands an expression into names, in order, duplicates removed (first occurrence kept).
+// Errors (ErrorCode::parse, column set in Error::where.column): missing or unbalanced bracket,
+// empty range, reversed range, zero-padding mismatch between range ends, a non-number in a
+// range, an expansion larger than `limit`.
+Result<std::vector<std::string>> expand(std::string_view expression, std::size_t limit = k_max_expansion);
+
+// Folds names into the shortest expression that expands back to the same set, sorted like
+// `nodeset -f` (names grouped by their non-numeric pattern, numbers ascending, padding kept).
+std::string compress(const std::vector<std::string>& names);
+
+}  // namespace gpuctl::hostlist

@@ -1,0 +1,113 @@
+#pragma once
+// The resolved cluster inventory: what gpuctl knows about the cluster and each node after
+// loading the YAML file and applying precedence (defaults < group vars < host vars).
+// Plain values, no I/O; produced by load_inventory() (inventory/loader.hpp).
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpuctl {
+
+enum class HostKeyPolicy { strict, accept_new };
+enum class ConnectionKind { ssh, local };
+
+struct GpuSpec {
+  std::string model;                  // e.g. "H100", "H200", "A100"
+  int count = 0;                      // GPUs per node
+  std::optional<int> power_watts;     // board power per GPU, for PDU headroom lint
+};
+
+// How to reach one node, after precedence.
+struct ConnectionSettings {
+  ConnectionKind kind = ConnectionKind::ssh;
+  std::string address;                // host name or IP; defaults to the node name
+  int port = 22;
+  std::string user = "root";
+  bool become = false;                // wrap commands in `sudo -n` (non-root user)
+  std::string identity_file;          // empty: ssh-agent and ~/.ssh defaults
+  std::string known_hosts_file;       // empty: ~/.ssh/known_hosts
+  HostKeyPolicy host_key_policy = HostKeyPolicy::strict;
+  int connect_timeout_s = 10;
+  int command_timeout_s = 600;
+};
+
+struct Node {
+  std::string name;
+  std::vector<std::string> groups;    // in inventory order
+  ConnectionSettings connection;
+  GpuSpec gpu;
+  std::vector<std::string> ib_hcas;   // e.g. mlx5_0..mlx5_7
+  std::string rack;
+  std::optional<int> pdu_capacity_watts;  // capacity of the PDU feeding this node's rack
+  std::map<std::string, std::string> vars;  // free-form `vars:` for templates and playbook conditions
+};
+
+struct RepositorySettings {
+  std::string url;                    // apt repository base URL (air-gapped mirrors welcome)
+  std::string key_url;                // URL of the signing key, or
+  std::string key_file;               // a local path to the key (copied to nodes)
+  int pin_priority = 600;
+};
+
+struct NvidiaSettings {
+  std::string driver_branch;          // e.g. "550"
+  std::string driver_version;         // exact, e.g. "550.127.08"
+  std::string cuda_version;           // e.g. "12.4"
+  bool open_kernel_module = true;
+  RepositorySettings repository;
+};
+
+struct SlurmPartition {
+  std::string name;
+  std::string nodes;                  // hostlist expression as written
+  std::vector<std::string> node_names;  // expanded
+  bool is_default = false;
+  std::map<std::string, std::string> options;  // MaxTime=..., State=UP, ...
+};
+
+struct SlurmSettings {
+  bool enabled = false;
+  std::string controller;             // node name of slurmctld
+  std::string cluster_name;
+  std::vector<SlurmPartition> partitions;
+  std::map<std::string, std::string> options;  // extra slurm.conf key=value lines
+};
+
+struct MonitoringSettings {
+  std::string prometheus;             // node name running Prometheus; empty: none
+  bool dcgm_exporter = true;
+  bool node_exporter = true;
+  int dcgm_exporter_port = 9400;
+  int node_exporter_port = 9100;
+};
+
+struct ClusterSettings {
+  std::string name;
+  std::string os_family = "debian";   // "debian" (apt); "rhel" is reserved for dnf
+  NvidiaSettings nvidia;
+  std::map<std::string, std::string> nccl;  // NCCL_* settings written to /etc/nccl.conf
+  SlurmSettings slurm;
+  MonitoringSettings monitoring;
+};
+
+struct Group {
+  std::string name;
+  std::string hosts;                  // hostlist expression as written
+  std::vector<std::string> members;   // expanded, in order
+};
+
+struct Inventory {
+  std::string path;                   // file it was loaded from
+  std::string digest;                 // SHA-256 of the file's bytes, for stale-plan checks
+  ClusterSettings cluster;
+  std::vector<Group> groups;
+  std::vector<Node> nodes;            // every host, in first-seen order
+
+  const Node* find_node(std::string_view name) const;
+  const Group* find_group(std::string_view name) const;
+};
+
+}  // namespace gpuctl

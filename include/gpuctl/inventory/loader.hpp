@@ -1,0 +1,49 @@
+#pragma once
+// Loading and validating an inventory file. Does file I/O (reads the file); contacts nothing.
+
+#include <gpuctl/core/error.hpp>
+#include <gpuctl/inventory/inventory.hpp>
+
+#include <string>
+#include <vector>
+
+namespace gpuctl {
+
+enum class Severity { warning, error };
+
+// One finding about the inventory, with its position in the file.
+struct Diagnostic {
+  Severity severity = Severity::error;
+  std::string file;
+  int line = 0;
+  int column = 0;
+  std::string message;   // what is wrong, e.g. "unknown key 'hots' in group 'gpu'"
+  std::string hint;      // e.g. "did you mean 'hosts'?"
+
+  std::string to_string() const;  // "file:line:col: error: message (hint)"
+};
+
+struct LoadResult {
+  std::optional<Inventory> inventory;     // set when there are no errors
+  std::vector<Diagnostic> diagnostics;    // errors and lint warnings, in file order
+
+  bool ok() const { return inventory.has_value(); }
+};
+
+inline constexpr std::size_t k_max_inventory_bytes = 4 * 1024 * 1024;
+
+// Reads, parses, validates and resolves the inventory at `path`. Never throws.
+// Errors: unreadable or oversized file, YAML syntax, duplicate keys, unknown keys (with a
+// "did you mean"), wrong types (versions must be strings), empty values, invalid hostnames,
+// addresses or users, duplicate hosts, bad hostlists, alias bombs. Warnings: lint rules
+// (mixed GPU architectures in one partition, PDU headroom, GRES/GPU count mismatch).
+LoadResult load_inventory(const std::string& path);
+
+// Same, from text already in memory (`path` is used only in messages).
+LoadResult load_inventory_text(std::string_view text, const std::string& path);
+
+// Selects nodes by a --limit pattern: comma-separated hostlists and group names; an empty
+// pattern selects all. Error when a name matches neither a node nor a group.
+Result<std::vector<const Node*>> select_nodes(const Inventory& inventory, std::string_view pattern);
+
+}  // namespace gpuctl

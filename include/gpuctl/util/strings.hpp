@@ -1,0 +1,31 @@
+#pragma once
+// Small, pure string helpers shared by every module. No I/O.
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpuctl::util {
+
+std::string_view trim(std::string_view text);
+std::vector<std::string> split(std::string_view text, char separator);
+std::vector<std::string> split_lines(std::string_view text);  // drops a trailing empty line
+std::string join(std::span<const std::string> parts, std::string_view separator);
+std::string to_lower(std::string_view text);
+
+// Quotes one argument for a POSIX shell: safe for any byte string.
+std::string shell_quote(std::string_view argument);
+// Quotes each argument and joins them with spaces.
+std::string shell_join(std::span<const std::string> arguments);
+
+// Edit distance (insert/delete/substitute/transpose), for "did you mean" suggestions.
+std::size_t edit_distance(std::string_view a, std::string_view b);
+// The candidate closest to `word` when it is close enough to be a plausible typo.
+std::optional<std::string> closest_match(std::string_view word, std::span<const std::string> candidates);
+
+// Last `max_lines` lines of `text`, for error reports that quote command output.
+std::string tail_lines(std::string_view text, std::size_t max_lines);
+
+}  // namespace gpuctl::util

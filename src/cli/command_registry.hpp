@@ -1,0 +1,40 @@
+#pragma once
+// Each cmd_<name>.cpp registers itself here, so adding a subcommand touches one file.
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+
+namespace gpuctl::cli {
+
+// Options every subcommand shares.
+struct GlobalOptions {
+  int verbosity = 0;      // -v raises, -q lowers
+  bool no_color = false;
+};
+
+// Exit codes are stable and documented in docs/exit-codes.md.
+enum ExitCode : int {
+  k_exit_ok = 0,
+  k_exit_error = 1,
+  k_exit_usage = 2,
+  k_exit_changes = 2,           // plan --detailed-exitcode: changes pending
+  k_exit_nodes_failed = 3,
+  k_exit_nodes_unreachable = 4,
+  k_exit_locked = 5,
+  k_exit_interrupted = 130,
+};
+
+// A subcommand's registration: adds the subcommand to `app` and sets its callback, which
+// stores the exit code in `exit_code`.
+using CommandRegistrar = std::function<void(CLI::App& app, GlobalOptions& globals, int& exit_code)>;
+
+// `order` fixes the position in --help.
+bool register_command(int order, CommandRegistrar registrar);
+void add_registered_commands(CLI::App& app, GlobalOptions& globals, int& exit_code);
+
+}  // namespace gpuctl::cli
+
+#define GPUCTL_COMMAND(order, function) \
+  static const bool gpuctl_registered_##function = ::gpuctl::cli::register_command(order, function)

@@ -1,0 +1,35 @@
+// gpuctl's entry point: parse the command line, run one subcommand, map its outcome to an
+// exit code. Subcommands live in cmd_<name>.cpp and register themselves.
+
+#include "command_registry.hpp"
+
+#include <cstdio>
+#include <exception>
+
+int main(int argc, char** argv) {
+  using namespace gpuctl::cli;
+  CLI::App app{
+      "gpuctl brings GPU nodes to a declared state over SSH: plan -> apply -> verify.\n"
+      "Example: gpuctl validate cluster.yaml && gpuctl plan cluster.yaml",
+      "gpuctl"};
+  app.set_version_flag("--version", std::string("gpuctl ") + GPUCTL_VERSION);
+  app.require_subcommand(1);
+  app.fallthrough();
+  GlobalOptions globals;
+  app.add_flag("-v,--verbose", globals.verbosity, "More output (repeatable)");
+  app.add_flag_callback("-q,--quiet", [&] { globals.verbosity = -1; }, "Only errors");
+  app.add_flag("--no-color", globals.no_color, "Disable colour (also: NO_COLOR env)");
+
+  int exit_code = k_exit_ok;
+  add_registered_commands(app, globals, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? k_exit_ok : k_exit_usage;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpuctl: internal error: %s\n", e.what());
+    return k_exit_error;
+  }
+  return exit_code;
+}

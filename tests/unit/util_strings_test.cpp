@@ -1,0 +1,28 @@
+#include <gpuctl/util/strings.hpp>
+
+#include <gtest/gtest.h>
+
+using namespace gpuctl::util;
+
+TEST(ShellQuote, LeavesPlainWordsAlone) { EXPECT_EQ(shell_quote("/etc/nccl.conf"), "/etc/nccl.conf"); }
+
+TEST(ShellQuote, QuotesMetacharactersAndSingleQuotes) {
+  EXPECT_EQ(shell_quote("a b"), "'a b'");
+  EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
+  EXPECT_EQ(shell_quote(""), "''");
+  EXPECT_EQ(shell_quote("$(reboot)"), "'$(reboot)'");
+}
+
+TEST(ClosestMatch, SuggestsTyposOnly) {
+  const std::vector<std::string> keys{"hosts", "vars", "name"};
+  EXPECT_EQ(closest_match("hots", keys), "hosts");
+  EXPECT_EQ(closest_match("vras", keys), "vars");
+  EXPECT_FALSE(closest_match("completely_different", keys).has_value());
+}
+
+TEST(SplitLines, DropsTrailingNewlineAndCarriageReturns) {
+  EXPECT_EQ(split_lines("a\r\nb\n"), (std::vector<std::string>{"a", "b"}));
+  EXPECT_TRUE(split_lines("").empty());
+}
+
+TEST(TailLines, KeepsLastLines) { EXPECT_EQ(tail_lines("1\n2\n3\n", 2), "2\n3"); }
