@@ -42,7 +42,7 @@ struct Node {
   std::vector<std::string> ib_hcas;   // e.g. mlx5_0..mlx5_7
   std::string rack;
   std::optional<int> pdu_capacity_watts;  // capacity of the PDU feeding this node's rack
-  std::map<std::string, std::string> vars;  // free-form `vars:` for templates and playbook conditions
+  std::map<std::string, std::string> labels;  // free-form `labels:` for templates and playbook conditions
 };
 
 struct RepositorySettings {
