@@ -156,7 +156,7 @@ Result<Resource> read_resource(const Reader& r, const YAML::Node& node, std::str
 }
 
 Result<Step> read_step(const Reader& r, const YAML::Node& node) {
-  static const std::vector<std::string> keys{"name", "description", "when", "resources", "reboot", "checks"};
+  static const std::vector<std::string> keys{"name", "description", "when", "resources", "reboot", "reboot_unless", "checks"};
   if (auto ok = r.check_keys(node, "a step", keys); !ok) return std::unexpected(ok.error());
   Step step;
   step.line = node.Mark().line + 1;
@@ -167,6 +167,8 @@ Result<Step> read_step(const Reader& r, const YAML::Node& node) {
   GPUCTL_TRY(when, r.text(node, "when", where));
   GPUCTL_TRY(reboot, r.text(node, "reboot", where));
   GPUCTL_TRY(checks, r.list(node, "checks", where));
+  GPUCTL_TRY(reboot_unless, r.text(node, "reboot_unless", where));
+  step.reboot_unless = reboot_unless;
   step.name = name;
   step.description = description;
   step.when = when;

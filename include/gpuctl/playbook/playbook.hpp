@@ -67,6 +67,9 @@ struct Step {
   std::string when;            // condition on node variables (inventory/variables.hpp)
   std::vector<Resource> resources;
   RebootPolicy reboot = RebootPolicy::never;
+  // A read-only command; when it exits non-zero the node needs a reboot even if nothing of
+  // this step changes (e.g. the loaded driver differs from the installed one).
+  std::string reboot_unless;
   std::vector<std::string> checks;    // verify check names proving this step
   int line = 0;
 };
