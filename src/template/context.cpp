@@ -141,6 +141,45 @@ TemplateValue nvidia_value(const NvidiaSettings& nvidia) {
   return value;
 }
 
+// slurm.conf lines besides the nodes and partitions: GPU scheduling through cgroups. The
+// inventory's slurm.options override a default in place or add a line; Slurm would
+// otherwise see the same key twice.
+constexpr std::pair<std::string_view, std::string_view> k_slurm_defaults[] = {
+    {"AuthType", "auth/munge"},
+    {"SlurmUser", "slurm"},
+    {"GresTypes", "gpu"},
+    {"ProctrackType", "proctrack/cgroup"},
+    {"TaskPlugin", "task/cgroup,task/affinity"},
+    {"SelectType", "select/cons_tres"},
+    {"SelectTypeParameters", "CR_Core_Memory"},
+    {"ReturnToService", "2"},
+    {"StateSaveLocation", "/var/lib/slurm/slurmctld"},
+    {"SlurmdSpoolDir", "/var/lib/slurm/slurmd"},
+    {"SlurmctldPidFile", "/run/slurmctld.pid"},
+    {"SlurmdPidFile", "/run/slurmd.pid"},
+    {"SlurmctldLogFile", "/var/log/slurm/slurmctld.log"},
+    {"SlurmdLogFile", "/var/log/slurm/slurmd.log"},
+};
+
+TemplateValue slurm_settings(const std::map<std::string, std::string>& options) {
+  auto list = TemplateValue::list();
+  std::set<std::string> used;
+  const auto add = [&list](std::string key, std::string value) {
+    TemplateValue entry;
+    entry["key"] = std::move(key);
+    entry["value"] = std::move(value);
+    list.push_back(std::move(entry));
+  };
+  for (const auto& [key, fallback] : k_slurm_defaults) {
+    const auto it = options.find(std::string(key));
+    if (it != options.end()) used.insert(it->first);
+    add(std::string(key), it != options.end() ? it->second : std::string(fallback));
+  }
+  for (const auto& [key, value] : options)
+    if (!used.contains(key)) add(key, value);
+  return list;
+}
+
 // The nodes slurm.conf declares: every node of a partition, else every GPU node.
 std::vector<const Node*> slurm_compute_nodes(const Inventory& inventory) {
   std::set<std::string> in_partition;
@@ -185,10 +224,11 @@ TemplateValue slurm_value(const Inventory& inventory) {
   TemplateValue value;
   value["enabled"] = slurm.enabled;
   set_if(value, "controller", slurm.controller);
-  if (const Node* controller = inventory.find_node(slurm.controller))
-    value["controller_address"] = address_of(*controller);
+  // A linear search rather than Inventory::find_node keeps this file free of the loader.
+  const auto controller = std::ranges::find(inventory.nodes, slurm.controller, &Node::name);
+  if (controller != inventory.nodes.end()) value["controller_address"] = address_of(*controller);
   set_if(value, "cluster_name", slurm.cluster_name.empty() ? inventory.cluster.name : slurm.cluster_name);
-  value["options"] = key_values(slurm.options);
+  value["settings"] = slurm_settings(slurm.options);
   value["node_groups"] = slurm_node_groups(inventory);
   auto partitions = TemplateValue::list();
   for (const auto& partition : slurm.partitions) {
@@ -207,6 +247,7 @@ TemplateValue scrape_target(const Node& node, int port) {
   TemplateValue entry;
   entry["target"] = address_of(node) + ":" + std::to_string(port);
   entry["node"] = node.name;
+  entry["has_rack"] = !node.rack.empty();
   set_if(entry, "rack", node.rack);
   return entry;
 }

@@ -12,11 +12,12 @@
 //   nvidia.{driver_branch,driver_version,cuda_version,open_kernel_module},
 //   nvidia.repository.{url,host,key_url,key_file,key_path,pin_priority}
 //   nccl[].{key,value}
-//   slurm.{enabled,controller,controller_address,cluster_name}, slurm.options[].{key,value},
+//   slurm.{enabled,controller,controller_address,cluster_name},
+//   slurm.settings[].{key,value}   (gpuctl's defaults overridden/extended by slurm.options)
 //   slurm.node_groups[].{nodes,has_gpus,gpu_type,gpu_count,gpu_files,options[].{key,value}},
 //   slurm.partitions[].{name,nodes,default,options[].{key,value}}
 //   monitoring.{prometheus,dcgm_exporter,node_exporter,dcgm_exporter_port,node_exporter_port},
-//   monitoring.node_exporter_targets[] / dcgm_exporter_targets[] .{target,node,rack}
+//   monitoring.node_exporter_targets[] / dcgm_exporter_targets[] .{target,node,has_rack,rack}
 // An inventory value that is empty is left out of the tree, so a template that needs it
 // fails with a "missing variable" error instead of rendering an empty string.
 
