@@ -1,0 +1,96 @@
+// load_inventory: read -> parse (yaml_loader.cpp) -> decode (schema.cpp) -> resolve -> lint.
+#include <gpuctl/inventory/loader.hpp>
+
+#include "resolve.hpp"
+
+#include <gpuctl/util/sha256.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace gpuctl {
+
+std::string Diagnostic::to_string() const {
+  std::string out = file;
+  if (line > 0) out += fmt::format(":{}", line);
+  if (line > 0 && column > 0) out += fmt::format(":{}", column);
+  out += severity == Severity::error ? ": error: " : ": warning: ";
+  out += message;
+  if (!hint.empty()) out += " (" + hint + ")";
+  return out;
+}
+
+const Node* Inventory::find_node(std::string_view name) const {
+  const auto it = std::ranges::find(nodes, name, &Node::name);
+  return it == nodes.end() ? nullptr : &*it;
+}
+
+const Group* Inventory::find_group(std::string_view name) const {
+  const auto it = std::ranges::find(groups, name, &Group::name);
+  return it == groups.end() ? nullptr : &*it;
+}
+
+namespace {
+
+LoadResult failed(const std::string& path, std::string message, std::string hint = {}) {
+  LoadResult result;
+  result.diagnostics.push_back({Severity::error, path, 0, 0, std::move(message), std::move(hint)});
+  return result;
+}
+
+}  // namespace
+
+LoadResult load_inventory_text(std::string_view text, const std::string& path) {
+  using namespace inventory_detail;
+  if (text.size() > k_max_inventory_bytes)
+    return failed(path, fmt::format("the file is {} bytes, over the {} byte limit for an inventory", text.size(),
+                                    k_max_inventory_bytes));
+  LoadResult result;
+  auto parsed = parse_yaml(text, path);
+  if (!parsed.errors.empty()) {
+    result.diagnostics = std::move(parsed.errors);
+    return result;
+  }
+  Decoder decoder(path, result.diagnostics);
+  const auto raw = decode_inventory(parsed.root, decoder);
+  auto resolved = resolve_inventory(raw, decoder);
+  const bool has_errors = std::ranges::any_of(result.diagnostics, [](const Diagnostic& diagnostic) {
+    return diagnostic.severity == Severity::error;
+  });
+  // Lint reads resolved values; on an invalid inventory they would only add noise.
+  if (!has_errors) lint_inventory(resolved, raw, decoder);
+  std::ranges::stable_sort(result.diagnostics, [](const Diagnostic& a, const Diagnostic& b) {
+    return std::pair{a.line, a.column} < std::pair{b.line, b.column};
+  });
+  if (!has_errors) {
+    resolved.inventory.path = path;
+    resolved.inventory.digest = util::sha256_hex(text);
+    result.inventory = std::move(resolved.inventory);
+  }
+  return result;
+}
+
+LoadResult load_inventory(const std::string& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status))
+    return failed(path, "cannot read the inventory: no such file");
+  if (!std::filesystem::is_regular_file(status)) return failed(path, "cannot read the inventory: not a regular file");
+  // Refuse oversized files before reading them.
+  const auto size = std::filesystem::file_size(path, ec);
+  if (!ec && size > k_max_inventory_bytes)
+    return failed(path, fmt::format("the file is {} bytes, over the {} byte limit for an inventory", size,
+                                    k_max_inventory_bytes));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return failed(path, "cannot read the inventory: permission denied or I/O error");
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return failed(path, "cannot read the inventory: I/O error");
+  return load_inventory_text(buffer.str(), path);
+}
+
+}  // namespace gpuctl

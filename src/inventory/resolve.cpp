@@ -1,0 +1,164 @@
+#include "resolve.hpp"
+
+#include "names.hpp"
+
+#include <gpuctl/util/strings.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+namespace gpuctl::inventory_detail {
+namespace {
+
+// Applies one level of settings over what lower levels gave.
+void apply(const RawSettings& s, Node& node, std::map<std::string, Pos>& address_pos) {
+  auto& c = node.connection;
+  if (s.address.value) c.address = *s.address.value, address_pos[node.name] = s.address.pos;
+  if (s.port.value) c.port = *s.port.value;
+  if (s.user.value) c.user = *s.user.value;
+  if (s.become.value) c.become = *s.become.value;
+  if (s.identity_file.value) c.identity_file = *s.identity_file.value;
+  if (s.known_hosts.value) c.known_hosts_file = *s.known_hosts.value;
+  if (s.host_key_checking.value) c.host_key_policy = *s.host_key_checking.value;
+  if (s.connect_timeout.value) c.connect_timeout_s = *s.connect_timeout.value;
+  if (s.command_timeout.value) c.command_timeout_s = *s.command_timeout.value;
+  if (s.connection.value) c.kind = *s.connection.value;
+  // gpu and labels merge key by key, so a host can change only its GPU count.
+  if (s.gpu_model.value) node.gpu.model = *s.gpu_model.value;
+  if (s.gpu_count.value) node.gpu.count = *s.gpu_count.value;
+  if (s.gpu_power_watts.value) node.gpu.power_watts = *s.gpu_power_watts.value;
+  if (s.ib_hcas.value) node.ib_hcas = *s.ib_hcas.value;
+  if (s.rack.value) node.rack = *s.rack.value;
+  if (s.pdu_capacity_watts.value) node.pdu_capacity_watts = *s.pdu_capacity_watts.value;
+  for (const auto& [key, field] : s.labels) node.labels[key] = *field.value;
+}
+
+std::string hint_for(const std::string& name, const std::vector<std::string>& candidates) {
+  const auto match = util::closest_match(name, candidates);
+  return match ? fmt::format("did you mean '{}'?", *match) : "";
+}
+
+void check_node_reference(Decoder& d, const std::string& name, Pos pos, std::string_view what,
+                          const Inventory& inv, const std::vector<std::string>& names) {
+  if (name.empty() || inv.find_node(name)) return;
+  d.error_at(pos.line, pos.column, fmt::format("{} '{}' is not a host of the inventory", what, name),
+             hint_for(name, names));
+}
+
+}  // namespace
+
+Resolved resolve_inventory(const RawInventory& raw, Decoder& d) {
+  Resolved out;
+  auto& inv = out.inventory;
+  inv.cluster = raw.cluster;
+
+  // Node order: first seen, section by section in file order.
+  std::vector<std::pair<std::string, Pos>> declared;
+  auto from_groups = [&] {
+    for (const auto& g : raw.groups)
+      for (const auto& m : g.members) declared.emplace_back(m, g.hosts_pos);
+  };
+  auto from_hosts = [&] {
+    for (const auto& h : raw.hosts) declared.emplace_back(h.name, h.pos);
+  };
+  if (raw.hosts_before_groups) from_hosts(), from_groups();
+  else from_groups(), from_hosts();
+
+  std::map<std::string, std::string> by_lower_name;
+  std::set<std::string> invalid;
+  for (const auto& [name, pos] : declared) {
+    if (out.node_pos.contains(name) || invalid.contains(name)) continue;
+    if (auto why = check_hostname(name)) {
+      d.error_at(pos.line, pos.column, fmt::format("host name '{}' {}", name, *why));
+      invalid.insert(name);
+      continue;
+    }
+    const auto lower = util::to_lower(name);
+    if (auto it = by_lower_name.find(lower); it != by_lower_name.end()) {
+      d.error_at(pos.line, pos.column, fmt::format("duplicate host '{}': same as '{}' (host names ignore case)", name, it->second));
+      invalid.insert(name);
+      continue;
+    }
+    by_lower_name[lower] = name;
+    out.node_pos[name] = pos;
+    Node node;
+    node.name = name;
+    node.connection.address = name;
+    inv.nodes.push_back(std::move(node));
+  }
+
+  for (const auto& g : raw.groups) {
+    inv.groups.push_back({g.name, g.hosts, g.members});
+    if (by_lower_name.contains(util::to_lower(g.name)))
+      d.error_at(g.pos.line, g.pos.column, fmt::format("group '{}' has the same name as a host", g.name),
+                 "--limit could not tell them apart; rename the group");
+  }
+
+  std::map<std::string, Pos> address_pos;
+  for (auto& node : inv.nodes) {
+    apply(raw.defaults, node, address_pos);
+    for (const auto& g : raw.groups) {
+      if (std::ranges::find(g.members, node.name) == g.members.end()) continue;
+      node.groups.push_back(g.name);
+      apply(g.vars, node, address_pos);
+    }
+    for (const auto& h : raw.hosts)
+      if (h.name == node.name) apply(h.settings, node, address_pos);
+  }
+
+  std::map<std::pair<std::string, int>, std::string> by_address;
+  std::vector<std::string> names;
+  for (const auto& node : inv.nodes) names.push_back(node.name);
+  for (const auto& node : inv.nodes) {
+    const auto pos = out.node_pos[node.name];
+    if (node.gpu.count > 0 && (node.gpu.model.empty() || node.gpu.model == "none"))
+      d.error_at(pos.line, pos.column, fmt::format("host '{}' has {} GPUs but no gpu.model", node.name, node.gpu.count),
+                 "set gpu: {model: H100, count: 8}");
+    if (node.connection.kind != ConnectionKind::ssh) continue;
+    const auto key = std::pair{util::to_lower(node.connection.address), node.connection.port};
+    auto [it, inserted] = by_address.try_emplace(key, node.name);
+    if (!inserted) {
+      const auto at = address_pos.contains(node.name) ? address_pos[node.name] : pos;
+      d.error_at(at.line, at.column,
+                 fmt::format("hosts '{}' and '{}' have the same address {} port {}", it->second, node.name,
+                             node.connection.address, node.connection.port),
+                 "each host needs its own address");
+    }
+  }
+
+  // Slurm and monitoring refer to hosts by name.
+  auto& slurm = inv.cluster.slurm;
+  if (slurm.enabled && slurm.controller.empty() && raw.controller_pos.line == 0)
+    d.error_at(raw.cluster_pos.line, raw.cluster_pos.column, "'cluster.slurm' needs a 'controller'",
+               "the host that runs slurmctld");
+  check_node_reference(d, slurm.controller, raw.controller_pos, "Slurm controller", inv, names);
+  check_node_reference(d, inv.cluster.monitoring.prometheus, raw.prometheus_pos, "Prometheus server", inv, names);
+  std::set<std::string> partition_names;
+  const RawPartition* default_partition = nullptr;
+  for (const auto& rp : raw.partitions) {
+    const auto& p = rp.partition;
+    if (!p.name.empty() && !partition_names.insert(p.name).second)
+      d.error_at(rp.pos.line, rp.pos.column, fmt::format("duplicate Slurm partition '{}'", p.name));
+    for (const auto& member : p.node_names) {
+      if (inv.find_node(member)) continue;
+      d.error_at(rp.nodes_pos.line, rp.nodes_pos.column,
+                 fmt::format("partition '{}' lists '{}', which is not a host of the inventory", p.name, member),
+                 hint_for(member, names));
+      break;  // one message per partition; the rest are usually the same typo
+    }
+    if (p.is_default) {
+      if (default_partition)
+        d.error_at(rp.default_pos.line, rp.default_pos.column,
+                   fmt::format("partitions '{}' and '{}' are both the default", default_partition->partition.name, p.name),
+                   "Slurm allows one default partition");
+      else
+        default_partition = &rp;
+    }
+    slurm.partitions.push_back(p);
+  }
+  return out;
+}
+
+}  // namespace gpuctl::inventory_detail

@@ -1,0 +1,77 @@
+#pragma once
+// The inventory as written, before precedence: what decode_inventory() reads from the YAML
+// tree, with the position of every value that later checks may need to point at.
+
+#include "decoder.hpp"
+
+#include <gpuctl/inventory/inventory.hpp>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpuctl::inventory_detail {
+
+struct Pos {
+  int line = 0;
+  int column = 0;
+};
+
+template <typename T>
+struct Field {
+  std::optional<T> value;
+  Pos pos;
+};
+
+// Node settings as one level (defaults, a group's vars, or a host) declares them.
+struct RawSettings {
+  Field<std::string> address, user, identity_file, known_hosts, rack;
+  Field<int> port, connect_timeout, command_timeout, pdu_capacity_watts;
+  Field<bool> become;
+  Field<HostKeyPolicy> host_key_checking;
+  Field<ConnectionKind> connection;
+  Field<std::string> gpu_model;
+  Field<int> gpu_count, gpu_power_watts;
+  Field<std::vector<std::string>> ib_hcas;
+  std::map<std::string, Field<std::string>> labels;
+};
+
+struct RawGroup {
+  std::string name;
+  Pos pos;
+  std::string hosts;
+  Pos hosts_pos;
+  std::vector<std::string> members;  // expanded
+  RawSettings vars;
+};
+
+struct RawHost {
+  std::string name;
+  Pos pos;
+  RawSettings settings;
+};
+
+struct RawPartition {
+  SlurmPartition partition;
+  Pos pos;
+  Pos nodes_pos;
+  Pos default_pos;
+};
+
+struct RawInventory {
+  ClusterSettings cluster;  // partitions are kept in `partitions` until resolved
+  Pos cluster_pos;
+  Pos controller_pos;
+  Pos prometheus_pos;
+  std::vector<RawPartition> partitions;
+  RawSettings defaults;
+  std::vector<RawGroup> groups;
+  std::vector<RawHost> hosts;
+  bool hosts_before_groups = false;  // file order of the two sections, for node order
+};
+
+// Decodes the whole document; every problem becomes a diagnostic and decoding continues.
+RawInventory decode_inventory(const YamlNode& root, Decoder& decoder);
+
+}  // namespace gpuctl::inventory_detail

@@ -1,0 +1,130 @@
+#include <gpuctl/inventory/loader.hpp>
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+using namespace gpuctl;
+
+namespace {
+
+std::string all_diagnostics(const LoadResult& result) {
+  std::string out;
+  for (const auto& d : result.diagnostics) out += d.to_string() + "\n";
+  return out;
+}
+
+LoadResult load_text(const std::string& text) { return load_inventory_text(text, "inv.yaml"); }
+
+TEST(InventoryLoader, LoadsTheDocumentedExample) {
+  const auto result = load_inventory(std::string(GPUCTL_SOURCE_DIR) + "/docs/examples/cluster.yaml");
+  ASSERT_TRUE(result.ok()) << all_diagnostics(result);
+  EXPECT_TRUE(result.diagnostics.empty()) << all_diagnostics(result);
+  const auto& inv = *result.inventory;
+  EXPECT_EQ(inv.cluster.name, "hopper");
+  EXPECT_EQ(inv.cluster.nvidia.driver_branch, "550");
+  EXPECT_EQ(inv.cluster.nvidia.driver_version, "550.127.08");
+  EXPECT_EQ(inv.cluster.nvidia.cuda_version, "12.4");
+  EXPECT_EQ(inv.cluster.nvidia.repository.pin_priority, 600);
+  EXPECT_EQ(inv.cluster.nccl.at("NCCL_SOCKET_IFNAME"), "=bond0");
+  EXPECT_EQ(inv.cluster.nccl.at("NCCL_NVLS_ENABLE"), "0");
+  ASSERT_EQ(inv.cluster.slurm.partitions.size(), 2u);
+  EXPECT_TRUE(inv.cluster.slurm.partitions[0].is_default);
+  EXPECT_EQ(inv.cluster.slurm.partitions[0].node_names.size(), 8u);
+  EXPECT_EQ(inv.cluster.slurm.partitions[1].options.at("MaxTime"), "01:00:00");
+  EXPECT_EQ(inv.cluster.monitoring.prometheus, "head01");
+  ASSERT_EQ(inv.nodes.size(), 9u);
+  EXPECT_EQ(inv.nodes[0].name, "head01");
+  EXPECT_EQ(inv.nodes[1].name, "gpu01");
+  const auto* gpu05 = inv.find_node("gpu05");
+  ASSERT_NE(gpu05, nullptr);
+  EXPECT_EQ(gpu05->connection.address, "10.10.1.5");
+  EXPECT_EQ(gpu05->connection.user, "root");
+  EXPECT_EQ(gpu05->gpu.model, "H100");
+  EXPECT_EQ(gpu05->gpu.count, 8);
+  EXPECT_EQ(gpu05->ib_hcas.size(), 8u);
+  EXPECT_EQ(gpu05->rack, "r2");
+  EXPECT_EQ(gpu05->pdu_capacity_watts, 57600);
+  EXPECT_EQ(gpu05->groups, std::vector<std::string>{"gpu"});
+  EXPECT_EQ(inv.digest.size(), 64u);
+}
+
+TEST(InventoryLoader, PrecedenceIsDefaultsThenGroupsInFileOrderThenHost) {
+  const auto result = load_text(R"(
+cluster: {name: c}
+defaults: {user: alice, port: 2200, connect_timeout: 5, labels: {tier: base, site: x}}
+groups:
+  first:
+    hosts: n[1-3]
+    vars: {user: bob, gpu: {model: A100, count: 4}, labels: {tier: first}}
+  second:
+    hosts: n[2-3]
+    vars: {user: carol, gpu: {count: 2}}
+hosts:
+  n3: {user: dave, port: 22}
+)");
+  ASSERT_TRUE(result.ok()) << all_diagnostics(result);
+  const auto& inv = *result.inventory;
+  const auto* n1 = inv.find_node("n1");
+  const auto* n2 = inv.find_node("n2");
+  const auto* n3 = inv.find_node("n3");
+  ASSERT_TRUE(n1 && n2 && n3);
+  EXPECT_EQ(n1->connection.user, "bob");     // group over defaults
+  EXPECT_EQ(n1->connection.port, 2200);      // defaults where nobody overrides
+  EXPECT_EQ(n2->connection.user, "carol");   // later group over earlier group
+  EXPECT_EQ(n2->gpu.model, "A100");          // gpu merges key by key
+  EXPECT_EQ(n2->gpu.count, 2);
+  EXPECT_EQ(n3->connection.user, "dave");    // host over everything
+  EXPECT_EQ(n3->connection.port, 22);
+  EXPECT_EQ(n3->connection.connect_timeout_s, 5);
+  EXPECT_EQ(n1->labels.at("tier"), "first"); // labels merge key by key
+  EXPECT_EQ(n1->labels.at("site"), "x");
+  EXPECT_EQ(n3->groups, (std::vector<std::string>{"first", "second"}));
+  EXPECT_EQ(n1->connection.address, "n1");   // address defaults to the name
+}
+
+TEST(InventoryLoader, CollectsAllErrorsNotOnlyTheFirst) {
+  const auto result = load_text("cluster: {name: c, nvidia: {cuda: 12.10}}\nhosts:\n  a: {prot: 22, user: 'x;y'}\n");
+  EXPECT_FALSE(result.ok());
+  EXPECT_EQ(result.diagnostics.size(), 3u) << all_diagnostics(result);
+}
+
+TEST(InventoryLoader, DigestChangesWithTheBytes) {
+  const auto a = load_text("cluster: {name: c}\nhosts: {a: }\n");
+  const auto b = load_text("cluster: {name: c}\nhosts: {a: }\n# comment\n");
+  ASSERT_TRUE(a.ok() && b.ok()) << all_diagnostics(a) << all_diagnostics(b);
+  EXPECT_NE(a.inventory->digest, b.inventory->digest);
+}
+
+TEST(InventoryLoader, MissingFileIsAnErrorNotACrash) {
+  const auto result = load_inventory("/nonexistent/inventory.yaml");
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.diagnostics.at(0).message.find("no such file"), std::string::npos);
+}
+
+TEST(InventoryLoader, OversizedTextIsRefusedBeforeParsing) {
+  const std::string big(k_max_inventory_bytes + 1, '#');
+  const auto result = load_text(big);
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.diagnostics.at(0).message.find("byte limit"), std::string::npos);
+}
+
+TEST(InventoryLoader, WarningsDoNotMakeItInvalid) {
+  const auto result = load_text(R"(
+cluster:
+  name: c
+  slurm:
+    controller: a1
+    partitions: [{name: mixed, nodes: "a1,h1"}]
+groups:
+  amp: {hosts: a1, vars: {gpu: {model: A100, count: 8}}}
+  hop: {hosts: h1, vars: {gpu: {model: H100, count: 8}}}
+)");
+  ASSERT_TRUE(result.ok()) << all_diagnostics(result);
+  ASSERT_EQ(result.diagnostics.size(), 1u) << all_diagnostics(result);
+  EXPECT_EQ(result.diagnostics[0].severity, Severity::warning);
+  EXPECT_NE(result.diagnostics[0].message.find("mixes GPU architectures: Ampere (a1), Hopper (h1)"), std::string::npos)
+      << all_diagnostics(result);
+}
+
+}  // namespace
