@@ -4,6 +4,7 @@
 #include <gpuctl/util/sha256.hpp>
 #include <gpuctl/util/strings.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <fmt/format.h>
 
@@ -168,7 +169,7 @@ Result<NodeState> parse_node_state(const NodeProgram& program, std::string_view 
 }
 
 Result<NodeState> gather_node_state(Transport& transport, const NodeProgram& program) {
-  auto facts = collect_facts(transport);
+  auto facts = facts::collect_facts(transport);
   if (!facts) return std::unexpected(facts.error());
   auto probe = transport.run("sh -s", CommandOptions{std::chrono::seconds(120), node_state_script(program), false});
   if (!probe) return std::unexpected(probe.error());
