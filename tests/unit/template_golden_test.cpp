@@ -1,4 +1,4 @@
-// Golden files: every shipped template rendered for the example inventory must match
+// Golden files: every shipped template rendered for docs/examples/cluster.yaml must match
 // tests/data/golden/<node>/<destination path> byte for byte, and a node must receive exactly
 // the files its golden directory holds.
 //
@@ -7,6 +7,7 @@
 // then review `git diff tests/data/golden` before committing.
 #include "template_test_inventory.hpp"
 
+#include <gpuctl/inventory/loader.hpp>
 #include <gpuctl/template/node_files.hpp>
 
 #include <gtest/gtest.h>
@@ -37,8 +38,13 @@ std::string read_file(const fs::path& path) {
   return text.str();
 }
 
+// The example inventory as the loader reads it: the goldens cover loader + templates.
 const Inventory& golden_inventory() {
-  static const Inventory inventory = gpuctl::testing::example_inventory();
+  static const Inventory inventory = [] {
+    auto loaded = load_inventory(std::string(GPUCTL_SOURCE_DIR) + "/docs/examples/cluster.yaml");
+    if (!loaded.ok()) throw std::runtime_error("docs/examples/cluster.yaml does not load");
+    return *loaded.inventory;
+  }();
   return inventory;
 }
 
@@ -102,5 +108,23 @@ TEST(TemplateGoldenSet, EveryGpuNodeReceivesTheSameFilesAsGpu01) {
       EXPECT_EQ((*files)[i].path, (*reference)[i].path);
       EXPECT_EQ((*files)[i].content, (*reference)[i].content) << node.name << " " << (*files)[i].path;
     }
+  }
+}
+
+// The in-code copy of the example that the other template tests use must render exactly like
+// the YAML file, or those tests would be checking a different cluster.
+TEST(TemplateGoldenSet, InCodeExampleRendersLikeTheYamlExample) {
+  const Inventory in_code = gpuctl::testing::example_inventory();
+  for (const auto& node : golden_inventory().nodes) {
+    const Node* twin = nullptr;
+    for (const auto& candidate : in_code.nodes)
+      if (candidate.name == node.name) twin = &candidate;
+    ASSERT_NE(twin, nullptr) << node.name;
+    const auto from_yaml = render_node_files(golden_inventory(), node, k_templates_dir);
+    const auto from_code = render_node_files(in_code, *twin, k_templates_dir);
+    ASSERT_TRUE(from_yaml.has_value() && from_code.has_value());
+    ASSERT_EQ(from_yaml->size(), from_code->size()) << node.name;
+    for (std::size_t i = 0; i < from_yaml->size(); ++i)
+      EXPECT_EQ((*from_yaml)[i].content, (*from_code)[i].content) << node.name << " " << (*from_yaml)[i].path;
   }
 }
