@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <cstdlib>
 #include <mutex>
 #include <pwd.h>
@@ -56,6 +59,38 @@ std::string pin_hint(const std::string& node, const ServerKey& key) {
   return fmt::format("if this key is right, pin it with `gpuctl hostkeys accept INVENTORY --limit {}` or "
                      "`ssh-keyscan {} >> {}`",
                      node, key.host_entry, key.known_hosts_file);
+}
+
+// Removes every line that matches `host` (plain or hashed, any key type) from the file,
+// writing a temp file next to it and renaming it over, so a crash never truncates it.
+Result<void> forget_host(const std::string& node, const std::string& file, const std::string& host) {
+  std::ifstream in(file);
+  if (!in) return std::unexpected(ssh_error(node, ErrorCode::io, "cannot read " + file));
+  std::ostringstream kept;
+  std::string line;
+  while (std::getline(in, line)) {
+    ssh_knownhosts_entry* entry = nullptr;
+    const int rc = line.empty() || line.front() == '#' ? SSH_AGAIN
+                                                       : ssh_known_hosts_parse_line(host.c_str(), line.c_str(), &entry);
+    if (entry != nullptr) ssh_knownhosts_entry_free(entry);
+    if (rc != SSH_OK) kept << line << '\n';
+  }
+  in.close();
+  const std::string temp = file + ".gpuctl-" + std::to_string(::getpid());
+  {
+    std::ofstream out(temp, std::ios::trunc);
+    out << kept.str();
+    out.flush();
+    if (!out) {
+      std::remove(temp.c_str());
+      return std::unexpected(ssh_error(node, ErrorCode::io, "cannot write " + temp));
+    }
+  }
+  if (std::rename(temp.c_str(), file.c_str()) != 0) {
+    std::remove(temp.c_str());
+    return std::unexpected(ssh_error(node, ErrorCode::io, "cannot replace " + file));
+  }
+  return {};
 }
 
 }  // namespace
@@ -145,8 +180,17 @@ Result<ServerKey> server_key(ssh_session session, const std::string& node) {
   return out;
 }
 
-Result<void> record_host_key(ssh_session session, const std::string& node) {
+Result<void> record_host_key(ssh_session session, const std::string& node, PreviousKeys previous) {
   std::lock_guard lock(g_known_hosts_mutex);
+  if (previous == PreviousKeys::remove) {
+    char* entry = nullptr;
+    if (ssh_session_export_known_hosts_entry(session, &entry) != SSH_OK)
+      return std::unexpected(ssh_error(node, ErrorCode::internal, "cannot format the host key"));
+    const std::string line = owned(entry);
+    if (auto forgotten = forget_host(node, get_option(session, SSH_OPTIONS_KNOWNHOSTS), line.substr(0, line.find(' ')));
+        !forgotten)
+      return forgotten;
+  }
   if (ssh_session_update_known_hosts(session) != SSH_OK)
     return std::unexpected(ssh_error(node, ErrorCode::io,
                                      std::string("cannot record host key: ") + ssh_get_error(session)));
@@ -169,7 +213,7 @@ Result<ServerKey> verify_host_key(ssh_session session, const std::string& node, 
                       node)));
     case KnownState::unknown:
       if (policy == HostKeyPolicy::accept_new) {
-        if (auto recorded = record_host_key(session, node); !recorded) return std::unexpected(recorded.error());
+        if (auto recorded = record_host_key(session, node, PreviousKeys::keep); !recorded) return std::unexpected(recorded.error());
         return key;
       }
       return std::unexpected(ssh_error(node, ErrorCode::host_key,
