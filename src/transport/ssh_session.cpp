@@ -121,9 +121,10 @@ Result<SessionPtr> open_session(const std::string& node, const ConnectionSetting
   ssh_options_set(s, SSH_OPTIONS_KNOWNHOSTS, known_hosts.c_str());
   const long timeout = std::max(settings.connect_timeout_s, 1);
   ssh_options_set(s, SSH_OPTIONS_TIMEOUT, &timeout);
-  const int on = 1, off = 0;
+  const int on = 1;
   ssh_options_set(s, SSH_OPTIONS_NODELAY, &on);
-  ssh_options_set(s, SSH_OPTIONS_STRICTHOSTKEYCHECK, &off);  // we check host keys ourselves
+  // Never set SSH_OPTIONS_STRICTHOSTKEYCHECK to 0: libssh 0.10 then reports every server as
+  // known (ssh_session_is_known_server returns OK), silently disabling our check.
   // curve25519 is ~6x cheaper than the DH groups; keep the others for old servers.
   ssh_options_set(s, SSH_OPTIONS_KEY_EXCHANGE,
                   "curve25519-sha256,curve25519-sha256@libssh.org,ecdh-sha2-nistp256,ecdh-sha2-nistp384,"
