@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <cstdlib>
 #include <mutex>
 #include <pwd.h>
@@ -58,6 +61,38 @@ std::string pin_hint(const std::string& node, const ServerKey& key) {
                      node, key.host_entry, key.known_hosts_file);
 }
 
+// Removes every line that matches `host` (plain or hashed, any key type) from the file,
+// writing a temp file next to it and renaming it over, so a crash never truncates it.
+Result<void> forget_host(const std::string& node, const std::string& file, const std::string& host) {
+  std::ifstream in(file);
+  if (!in) return std::unexpected(ssh_error(node, ErrorCode::io, "cannot read " + file));
+  std::ostringstream kept;
+  std::string line;
+  while (std::getline(in, line)) {
+    ssh_knownhosts_entry* entry = nullptr;
+    const int rc = line.empty() || line.front() == '#' ? SSH_AGAIN
+                                                       : ssh_known_hosts_parse_line(host.c_str(), line.c_str(), &entry);
+    if (entry != nullptr) ssh_knownhosts_entry_free(entry);
+    if (rc != SSH_OK) kept << line << '\n';
+  }
+  in.close();
+  const std::string temp = file + ".gpuctl-" + std::to_string(::getpid());
+  {
+    std::ofstream out(temp, std::ios::trunc);
+    out << kept.str();
+    out.flush();
+    if (!out) {
+      std::remove(temp.c_str());
+      return std::unexpected(ssh_error(node, ErrorCode::io, "cannot write " + temp));
+    }
+  }
+  if (std::rename(temp.c_str(), file.c_str()) != 0) {
+    std::remove(temp.c_str());
+    return std::unexpected(ssh_error(node, ErrorCode::io, "cannot replace " + file));
+  }
+  return {};
+}
+
 }  // namespace
 
 Error ssh_error(const std::string& node, ErrorCode code, std::string message, std::string hint) {
@@ -86,9 +121,10 @@ Result<SessionPtr> open_session(const std::string& node, const ConnectionSetting
   ssh_options_set(s, SSH_OPTIONS_KNOWNHOSTS, known_hosts.c_str());
   const long timeout = std::max(settings.connect_timeout_s, 1);
   ssh_options_set(s, SSH_OPTIONS_TIMEOUT, &timeout);
-  const int on = 1, off = 0;
+  const int on = 1;
   ssh_options_set(s, SSH_OPTIONS_NODELAY, &on);
-  ssh_options_set(s, SSH_OPTIONS_STRICTHOSTKEYCHECK, &off);  // we check host keys ourselves
+  // Never set SSH_OPTIONS_STRICTHOSTKEYCHECK to 0: libssh 0.10 then reports every server as
+  // known (ssh_session_is_known_server returns OK), silently disabling our check.
   // curve25519 is ~6x cheaper than the DH groups; keep the others for old servers.
   ssh_options_set(s, SSH_OPTIONS_KEY_EXCHANGE,
                   "curve25519-sha256,curve25519-sha256@libssh.org,ecdh-sha2-nistp256,ecdh-sha2-nistp384,"
@@ -145,8 +181,17 @@ Result<ServerKey> server_key(ssh_session session, const std::string& node) {
   return out;
 }
 
-Result<void> record_host_key(ssh_session session, const std::string& node) {
+Result<void> record_host_key(ssh_session session, const std::string& node, PreviousKeys previous) {
   std::lock_guard lock(g_known_hosts_mutex);
+  if (previous == PreviousKeys::remove) {
+    char* entry = nullptr;
+    if (ssh_session_export_known_hosts_entry(session, &entry) != SSH_OK)
+      return std::unexpected(ssh_error(node, ErrorCode::internal, "cannot format the host key"));
+    const std::string line = owned(entry);
+    if (auto forgotten = forget_host(node, get_option(session, SSH_OPTIONS_KNOWNHOSTS), line.substr(0, line.find(' ')));
+        !forgotten)
+      return forgotten;
+  }
   if (ssh_session_update_known_hosts(session) != SSH_OK)
     return std::unexpected(ssh_error(node, ErrorCode::io,
                                      std::string("cannot record host key: ") + ssh_get_error(session)));
@@ -169,7 +214,7 @@ Result<ServerKey> verify_host_key(ssh_session session, const std::string& node, 
                       node)));
     case KnownState::unknown:
       if (policy == HostKeyPolicy::accept_new) {
-        if (auto recorded = record_host_key(session, node); !recorded) return std::unexpected(recorded.error());
+        if (auto recorded = record_host_key(session, node, PreviousKeys::keep); !recorded) return std::unexpected(recorded.error());
         return key;
       }
       return std::unexpected(ssh_error(node, ErrorCode::host_key,

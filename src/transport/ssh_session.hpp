@@ -43,8 +43,12 @@ Result<ServerKey> server_key(ssh_session session, const std::string& node);
 // Errors: ErrorCode::host_key with the fingerprint and how to pin it.
 Result<ServerKey> verify_host_key(ssh_session session, const std::string& node, HostKeyPolicy policy);
 
-// Records the session's server key in known_hosts (appends; serialized process-wide).
-Result<void> record_host_key(ssh_session session, const std::string& node);
+enum class PreviousKeys { keep, remove };
+
+// Records the session's server key in known_hosts (appends), first removing every line for
+// the host when `previous == remove`. Serialized process-wide so parallel accepts and
+// rewrites never lose each other's lines.
+Result<void> record_host_key(ssh_session session, const std::string& node, PreviousKeys previous);
 
 // ssh-agent, then the inventory's identity file, then the default and configured identities.
 // Errors: ErrorCode::auth.

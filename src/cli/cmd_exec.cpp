@@ -1,0 +1,122 @@
+// `gpuctl exec INVENTORY -- CMD...`: an ad-hoc command on many nodes in parallel, output
+// prefixed per node (`node: line`) or gathered (--gather) like `clush -b`.
+#include "cli_inventory.hpp"
+#include "command_registry.hpp"
+#include "interrupt.hpp"
+
+#include <gpuctl/exec/gather.hpp>
+#include <gpuctl/exec/remote_exec.hpp>
+#include <gpuctl/util/strings.hpp>
+
+#include <fmt/format.h>
+
+#include <map>
+
+namespace gpuctl::cli {
+namespace {
+
+struct ExecCliOptions {
+  std::string inventory;
+  std::string limit;
+  int forks = exec::k_default_forks;
+  bool gather = false;
+  int timeout_s = 0;  // 0: each node's command_timeout
+  std::string connection;
+  std::vector<std::string> command;
+};
+
+void print_prefixed(std::FILE* stream, const std::string& node, const std::string& text) {
+  for (const auto& line : util::split_lines(text)) fmt::print(stream, "{}: {}\n", node, line);
+}
+
+// A node without command output (unreachable, timed out, skipped) shows its reason instead.
+void print_problem(const exec::ExecNodeResult& r) {
+  if (r.outcome.status == exec::NodeStatus::ok) return;
+  const std::string label = r.outcome.status == exec::NodeStatus::failed ? "FAILED" : r.outcome.status == exec::NodeStatus::skipped ? "SKIPPED" : "UNREACHABLE";
+  fmt::print(stderr, "{}: {}: {}\n", r.outcome.node, label, r.outcome.reason);
+}
+
+void print_gathered(const std::vector<exec::ExecNodeResult>& results) {
+  std::vector<exec::NodeOutput> outputs;
+  for (const auto& r : results) {
+    if (r.result) outputs.push_back({r.outcome.node, r.result->out, r.result->err, r.result->exit_code});
+    else outputs.push_back({r.outcome.node, "", fmt::format("{}: {}\n", exec::to_string(r.outcome.status), r.outcome.reason), -1});
+  }
+  for (const auto& group : exec::gather_outputs(outputs)) {
+    std::string header = fmt::format("{} ({})", group.hostlist, group.nodes.size());
+    if (group.exit_code > 0) header += fmt::format(" exit code {}", group.exit_code);
+    const std::string rule(std::max<std::size_t>(header.size(), 15), '-');
+    fmt::print("{}\n{}\n{}\n{}", rule, header, rule, group.out);
+    std::fflush(stdout);
+    fmt::print(stderr, "{}", group.err);
+    std::fflush(stderr);
+  }
+}
+
+int run_exec(const ExecCliOptions& options, const GlobalOptions& globals) {
+  int exit_code = k_exit_ok;
+  auto selected = load_selected_nodes(options.inventory, options.limit, globals.verbosity, exit_code);
+  if (!selected) return exit_code;
+  static util::CancellationToken token;
+  install_interrupt_handler(token);
+
+  exec::ExecOptions exec_options;
+  exec_options.command = util::join(options.command, " ");  // like ssh: the words form one shell line
+  exec_options.forks = options.forks;
+  exec_options.cancel = &token;
+  if (options.timeout_s > 0) exec_options.timeout = std::chrono::seconds(options.timeout_s);
+  std::optional<ConnectionKind> kind;
+  if (options.connection == "local") kind = ConnectionKind::local;
+  else if (options.connection == "ssh") kind = ConnectionKind::ssh;
+
+  const auto start = std::chrono::steady_clock::now();
+  const auto results = exec::run_command_on_nodes(
+      selected->nodes, exec_options, default_transport_factory(kind), [&](const exec::ExecNodeResult& r) {
+        if (options.gather) return;
+        if (r.result) {
+          print_prefixed(stdout, r.outcome.node, r.result->out);
+          std::fflush(stdout);
+          print_prefixed(stderr, r.outcome.node, r.result->err);
+        }
+        print_problem(r);
+      });
+  if (options.gather) {
+    print_gathered(results);
+    for (const auto& r : results) if (!r.result) print_problem(r);
+  }
+
+  std::map<exec::NodeStatus, int> counts;
+  for (const auto& r : results) ++counts[r.outcome.status];
+  if (globals.verbosity >= 0)
+    fmt::print(stderr, "gpuctl exec: {} node(s): {} ok, {} failed, {} unreachable, {} skipped in {:.1f}s\n",
+               results.size(), counts[exec::NodeStatus::ok], counts[exec::NodeStatus::failed],
+               counts[exec::NodeStatus::unreachable], counts[exec::NodeStatus::skipped],
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  if (token.cancelled()) return k_exit_interrupted;
+  if (counts[exec::NodeStatus::unreachable] > 0) return k_exit_nodes_unreachable;
+  if (counts[exec::NodeStatus::failed] > 0) return k_exit_nodes_failed;
+  return k_exit_ok;
+}
+
+void register_exec_command(CLI::App& app, GlobalOptions& globals, int& exit_code) {
+  auto options = std::make_shared<ExecCliOptions>();
+  auto* cmd = app.add_subcommand(
+      "exec",
+      "Run a shell command on nodes in parallel\n"
+      "Exit: 0 all ok, 3 a command failed, 4 a node was unreachable, 130 interrupted.\n"
+      "Example: gpuctl exec cluster.yaml --limit gpu --gather -- nvidia-smi -L");
+  cmd->add_option("inventory", options->inventory, "Inventory file")->required()->check(CLI::ExistingFile);
+  cmd->add_option("command", options->command, "Command (after --), run with sh -c")->required();
+  cmd->add_option("-l,--limit", options->limit, "Nodes: hostlists and group names, comma-separated");
+  cmd->add_option("-f,--forks", options->forks, "Nodes in flight at once")->check(CLI::Range(1, 100000));
+  cmd->add_flag("-b,--gather", options->gather, "Fold nodes with identical output under one hostlist");
+  cmd->add_option("-t,--timeout", options->timeout_s, "Seconds per command (default: command_timeout)")
+      ->check(CLI::Range(1, 86400));
+  cmd->add_option("--connection", options->connection, "Override every node's connection")
+      ->check(CLI::IsMember({"ssh", "local"}));
+  cmd->callback([options, &globals, &exit_code] { exit_code = run_exec(*options, globals); });
+}
+
+}  // namespace
+GPUCTL_COMMAND(400, register_exec_command);
+}  // namespace gpuctl::cli

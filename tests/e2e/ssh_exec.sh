@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# gpuctl exec over real SSH: several nodes, --gather, an unreachable node and one that accepts
+# TCP but never answers (reported with reasons, total time bounded by the timeout), Ctrl-C.
+source "$(dirname "$0")/lib/sshd_sandbox.sh"
+
+start_sshd 127.0.0.2 127.0.0.3 127.0.0.4
+pin_host_key 127.0.0.2 127.0.0.3 127.0.0.4
+INV=$SANDBOX/cluster.yaml
+write_inventory "$INV" strict e2e01=127.0.0.2 e2e02=127.0.0.3 e2e03=127.0.0.4
+
+echo "== exec on three nodes, per-node prefixes"
+out=$("$GPUCTL" exec "$INV" -- 'set -- $SSH_CONNECTION; echo hello from $3; echo to-stderr >&2' 2>"$SANDBOX/err") ||
+  die "exec failed: $(cat "$SANDBOX/err")"
+for n in e2e01=127.0.0.2 e2e02=127.0.0.3 e2e03=127.0.0.4; do
+  expect_contains "$out" "${n%%=*}: hello from ${n#*=}" exec
+  n=${n%%=*} exec
+  expect_contains "$(cat "$SANDBOX/err")" "$n: to-stderr" exec
+done
+
+echo "== a failing command exits 3 and names the node"
+set +e
+"$GPUCTL" exec "$INV" --limit e2e02 -- 'exit 5' 2>"$SANDBOX/err"; rc=$?
+set -e
+[[ $rc -eq 3 ]] || die "a failing command must exit 3, got $rc"
+expect_contains "$(cat "$SANDBOX/err")" "e2e02: FAILED: exit code 5" exec
+
+echo "== --gather folds identical output"
+out=$("$GPUCTL" exec "$INV" --gather -- echo same 2>/dev/null)
+expect_contains "$out" "e2e[01-03] (3)" gather
+[[ $(grep -c '^same$' <<<"$out") -eq 1 ]] || die "gathered output must appear once:\n$out"
+
+echo "== unreachable and hanging nodes are isolated and bounded by the timeout"
+start_hang_listener 127.0.0.6 "$SSHD_PORT"
+write_inventory "$INV" strict e2e01=127.0.0.2 e2e02=127.0.0.3 e2e03=127.0.0.4 dead=127.0.0.5 hang=127.0.0.6
+start=$(date +%s%N)
+set +e
+out=$("$GPUCTL" exec "$INV" -- echo alive 2>"$SANDBOX/err"); rc=$?
+set -e
+elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+err=$(cat "$SANDBOX/err")
+[[ $rc -eq 4 ]] || die "an unreachable node must exit 4, got $rc: $err"
+for n in e2e01 e2e02 e2e03; do expect_contains "$out" "$n: alive" exec; done
+expect_contains "$err" "dead: UNREACHABLE: cannot connect to 127.0.0.5" exec
+expect_contains "$err" "hang: UNREACHABLE:" exec
+(( elapsed_ms < 8000 )) || die "took ${elapsed_ms}ms; connect_timeout is 2s"
+echo "   took ${elapsed_ms} ms"
+
+echo "== a command past --timeout fails that node only"
+set +e
+"$GPUCTL" exec "$INV" --limit e2e01,e2e02 --timeout 1 -- 'set -- $SSH_CONNECTION; [ "$3" = 127.0.0.2 ] && sleep 20; echo done' >"$SANDBOX/out" 2>"$SANDBOX/err"; rc=$?
+set -e
+[[ $rc -eq 3 ]] || die "a timed-out command must exit 3, got $rc: $(cat "$SANDBOX/err")"
+expect_contains "$(cat "$SANDBOX/err")" "e2e01: FAILED: command timed out after 1s" timeout
+expect_contains "$(cat "$SANDBOX/out")" "e2e02: done" timeout
+
+echo "== Ctrl-C mid-run: in-flight nodes finish, the rest are reported skipped, exit 130"
+write_inventory "$INV" strict e2e01=127.0.0.2 e2e02=127.0.0.3 e2e03=127.0.0.4
+"$GPUCTL" exec "$INV" --forks 1 -- 'sleep 1; echo finished' >"$SANDBOX/out" 2>"$SANDBOX/err" &
+pid=$!
+sleep 0.6
+kill -INT "$pid"
+set +e
+wait "$pid"; rc=$?
+set -e
+[[ $rc -eq 130 ]] || die "interrupted run must exit 130, got $rc: $(cat "$SANDBOX/err")"
+expect_contains "$(cat "$SANDBOX/out")" "e2e01: finished" interrupt
+expect_contains "$(cat "$SANDBOX/err")" "e2e02: SKIPPED" interrupt
+expect_contains "$(cat "$SANDBOX/err")" "e2e03: SKIPPED" interrupt
+expect_contains "$(cat "$SANDBOX/err")" "3 node(s): 1 ok, 0 failed, 0 unreachable, 2 skipped" interrupt
+
+echo "PASS"
