@@ -1,5 +1,6 @@
 #include <gpuctl/playbook/variables.hpp>
 
+#include <gpuctl/template/context.hpp>
 #include <gpuctl/util/strings.hpp>
 
 #include <charconv>
@@ -109,6 +110,7 @@ Variables node_variables(const Inventory& inventory, const Node& node) {
   v["nvidia.repository.url"] = cluster.nvidia.repository.url;
   v["nvidia.repository.key_url"] = cluster.nvidia.repository.key_url;
   v["nvidia.repository.key_file"] = cluster.nvidia.repository.key_file;
+  v["nvidia.repository.key_path"] = cuda_key_path(cluster.nvidia.repository);
   v["slurm.enabled"] = bool_text(cluster.slurm.enabled);
   v["slurm.controller"] = cluster.slurm.controller;
   v["slurm.cluster_name"] = cluster.slurm.cluster_name;
