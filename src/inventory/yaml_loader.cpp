@@ -79,7 +79,21 @@ ParsedYaml parse_yaml(std::string_view text, const std::string& path, std::size_
   } catch (const YAML::Exception& e) {
     const int line = e.mark.line >= 0 ? e.mark.line + 1 : 0;
     const int column = e.mark.column >= 0 ? e.mark.column + 1 : 0;
-    parsed.errors.push_back(error_at(path, line, column, "YAML syntax: " + e.msg));
+    // A tab in indentation is the most common cause of YAML syntax errors; say so.
+    std::string hint;
+    if (line > 0) {
+      std::size_t start = 0;
+      for (int l = 1; l < line && start != std::string_view::npos; ++l) {
+        start = text.find('\n', start);
+        if (start != std::string_view::npos) ++start;
+      }
+      if (start != std::string_view::npos) {
+        const auto bol = text.substr(start, text.find('\n', start) - start);
+        const auto indent = bol.substr(0, bol.find_first_not_of(" \t"));
+        if (indent.find('\t') != std::string_view::npos) hint = "YAML indents with spaces; this line has a tab";
+      }
+    }
+    parsed.errors.push_back(error_at(path, line, column, "YAML syntax: " + e.msg, hint));
   } catch (const std::exception& e) {
     parsed.errors.push_back(error_at(path, 0, 0, fmt::format("cannot parse YAML: {}", e.what())));
   }

@@ -1,0 +1,51 @@
+// `gpuctl validate INVENTORY [--json]`: errors and lint warnings; exit 0 valid, 2 invalid.
+#include "command_registry.hpp"
+
+#include <gpuctl/inventory/json.hpp>
+#include <gpuctl/inventory/loader.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace gpuctl::cli {
+namespace {
+
+struct ValidateOptions {
+  std::string inventory;
+  bool json = false;
+};
+
+int run_validate(const ValidateOptions& options, const GlobalOptions& globals) {
+  const auto result = load_inventory(options.inventory);
+  if (options.json) {
+    fmt::print("{}\n", diagnostics_to_json(options.inventory, result));
+  } else {
+    for (const auto& d : result.diagnostics)
+      if (d.severity == Severity::error || globals.verbosity >= 0) fmt::print(stderr, "{}\n", d.to_string());
+    const auto errors = std::ranges::count(result.diagnostics, Severity::error, &Diagnostic::severity);
+    const auto warnings = static_cast<long>(result.diagnostics.size()) - errors;
+    if (result.ok() && globals.verbosity >= 0)
+      fmt::print("{}: valid ({} hosts, {} groups, {} warning{})\n", options.inventory, result.inventory->nodes.size(),
+                 result.inventory->groups.size(), warnings, warnings == 1 ? "" : "s");
+    else if (!result.ok())
+      fmt::print(stderr, "{}: invalid ({} error{}, {} warning{})\n", options.inventory, errors, errors == 1 ? "" : "s",
+                 warnings, warnings == 1 ? "" : "s");
+  }
+  // Warnings never fail validation; an invalid inventory exits 2 like a usage error.
+  return result.ok() ? k_exit_ok : k_exit_usage;
+}
+
+void register_validate_command(CLI::App& app, GlobalOptions& globals, int& exit_code) {
+  auto options = std::make_shared<ValidateOptions>();
+  auto* cmd = app.add_subcommand("validate",
+                                 "Check an inventory: errors (exit 2) and lint warnings (exit 0); contacts nothing\n"
+                                 "Example: gpuctl validate cluster.yaml --json");
+  cmd->add_option("inventory", options->inventory, "Inventory file (YAML)")->required();
+  cmd->add_flag("--json", options->json, "Print diagnostics as JSON");
+  cmd->callback([options, &globals, &exit_code] { exit_code = run_validate(*options, globals); });
+}
+
+}  // namespace
+GPUCTL_COMMAND(100, register_validate_command);
+}  // namespace gpuctl::cli

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The inventory commands of the real binary: validate, inventory, hostlist. Contacts nothing.
+set -u
+: "${GPUCTL:?}" "${GPUCTL_SOURCE_DIR:?}"
+example="$GPUCTL_SOURCE_DIR/docs/examples/cluster.yaml"
+data="$GPUCTL_SOURCE_DIR/tests/data/inventories"
+failures=0
+check() {  # check NAME EXPECTED ACTUAL
+  if [[ "$2" != "$3" ]]; then
+    echo "FAIL: $1"; echo "  want: $2"; echo "  got:  $3"; failures=$((failures + 1))
+  else
+    echo "ok: $1"
+  fi
+}
+
+out=$("$GPUCTL" validate "$example" 2>&1); check "validate example exits 0" 0 $?
+[[ "$out" == *"valid (9 hosts"* ]] || { echo "FAIL: validate summary: $out"; failures=$((failures + 1)); }
+
+"$GPUCTL" validate "$data/good/lint-warnings.yaml" >/dev/null 2>&1; check "warnings do not fail validate" 0 $?
+
+err=$("$GPUCTL" validate "$data/bad/version-float.yaml" 2>&1 >/dev/null); check "invalid inventory exits 2" 2 $?
+[[ "$err" == *"version-float.yaml:5:11: error: 'cuda' must be a quoted string: 12.10 would be read as 12.1"* ]] ||
+  { echo "FAIL: diagnostic text: $err"; failures=$((failures + 1)); }
+
+json=$("$GPUCTL" validate --json "$data/bad/duplicate-key.yaml"); check "validate --json exits 2" 2 $?
+[[ "$json" == *'"valid": false'* && "$json" == *'"line": 5'* ]] || { echo "FAIL: json: $json"; failures=$((failures + 1)); }
+
+nodes=$("$GPUCTL" inventory "$example" --limit 'head,gpu0[1-2]' | grep -c '^[a-z0-9]*:$')
+check "inventory --limit selects 3 nodes" 3 "$nodes"
+"$GPUCTL" inventory "$example" --limit gpo >/dev/null 2>&1; check "unknown --limit exits 2" 2 $?
+"$GPUCTL" inventory "$example" --json | grep -q '"digest"'; check "inventory --json has a digest" 0 $?
+
+check "hostlist expand" "$(printf 'rack1-gpu01\nrack1-gpu02\nrack2-gpu01\nrack2-gpu02')" \
+  "$("$GPUCTL" hostlist expand 'rack[1-2]-gpu[01-02]')"
+check "hostlist compress" "node[01-04,10]" "$("$GPUCTL" hostlist compress 'node[01-03]' node04 node10)"
+"$GPUCTL" hostlist expand 'n[3-1]' >/dev/null 2>&1; check "bad hostlist exits 2" 2 $?
+"$GPUCTL" hostlist --help | grep -q 'Example:'; check "hostlist help has an example" 0 $?
+
+# Cross-check with the real tools when they are installed (not required).
+if command -v nodeset >/dev/null; then
+  check "compress matches nodeset -f" "$(nodeset -f n1 n2 n3 n5 n01)" "$("$GPUCTL" hostlist compress n1 n2 n3 n5 n01)"
+fi
+exit $((failures > 0))

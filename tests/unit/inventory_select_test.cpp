@@ -1,0 +1,58 @@
+#include <gpuctl/inventory/loader.hpp>
+
+#include <gtest/gtest.h>
+
+using namespace gpuctl;
+
+namespace {
+
+Inventory example() {
+  auto result = load_inventory(std::string(GPUCTL_SOURCE_DIR) + "/docs/examples/cluster.yaml");
+  EXPECT_TRUE(result.ok());
+  return *result.inventory;
+}
+
+std::vector<std::string> names(const std::vector<const Node*>& nodes) {
+  std::vector<std::string> out;
+  for (const auto* node : nodes) out.push_back(node->name);
+  return out;
+}
+
+TEST(SelectNodes, EmptyPatternSelectsAll) {
+  const auto inv = example();
+  auto selected = select_nodes(inv, "");
+  ASSERT_TRUE(selected);
+  EXPECT_EQ(selected->size(), 9u);
+}
+
+TEST(SelectNodes, MixesGroupsAndHostlistsInInventoryOrder) {
+  const auto inv = example();
+  auto selected = select_nodes(inv, "gpu0[7-8],head");
+  ASSERT_TRUE(selected) << selected.error().to_string();
+  EXPECT_EQ(names(*selected), (std::vector<std::string>{"head01", "gpu07", "gpu08"}));
+}
+
+TEST(SelectNodes, GroupNameSelectsItsMembers) {
+  const auto inv = example();
+  auto selected = select_nodes(inv, "gpu");
+  ASSERT_TRUE(selected);
+  EXPECT_EQ(selected->size(), 8u);
+}
+
+TEST(SelectNodes, UnknownNameIsAnErrorWithSuggestion) {
+  const auto inv = example();
+  auto selected = select_nodes(inv, "gpu01,gpu99");
+  ASSERT_FALSE(selected);
+  EXPECT_EQ(selected.error().code, ErrorCode::not_found);
+  EXPECT_NE(selected.error().message.find("'gpu99'"), std::string::npos);
+  EXPECT_FALSE(selected.error().hint.empty());
+}
+
+TEST(SelectNodes, BadHostlistIsAParseError) {
+  const auto inv = example();
+  auto selected = select_nodes(inv, "gpu[01-");
+  ASSERT_FALSE(selected);
+  EXPECT_EQ(selected.error().code, ErrorCode::parse);
+}
+
+}  // namespace
