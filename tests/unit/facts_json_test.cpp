@@ -48,13 +48,15 @@ TEST(FactsJson, HasFormatVersionValuesAbsentReasonsAndNullForUnavailableGpuField
 }
 
 TEST(FactsJson, ReportListsUnreachableNodesWithTheirError) {
-  std::vector<NodeFactsOutcome> outcomes{{"gpu01", eight_gpu_node(), ""}, {"gpu02", std::nullopt, "connection refused"}};
+  std::vector<NodeFactsOutcome> outcomes{{"gpu01", eight_gpu_node(), "ok", ""},
+                                         {"gpu02", std::nullopt, "unreachable", "connection refused"}};
   const auto j = nlohmann::json::parse(facts_report_to_json(outcomes));
   EXPECT_EQ(j["format_version"], 1);
   ASSERT_EQ(j["nodes"].size(), 2u);
   EXPECT_EQ(j["nodes"][0]["node"], "gpu01");
   EXPECT_FALSE(j["nodes"][0].contains("format_version"));
   EXPECT_EQ(j["nodes"][1]["error"], "connection refused");
+  EXPECT_EQ(j["nodes"][1]["status"], "unreachable");
 }
 
 TEST(FactsText, SummarisesNodeAndTabulatesGpus) {

@@ -35,10 +35,12 @@ std::string facts_to_json(const NodeFacts& facts);
 struct NodeFactsOutcome {
   std::string node;
   std::optional<NodeFacts> facts;
-  std::string error;  // set when facts is empty (unreachable, host key, timeout, ...)
+  std::string status = "ok";  // ok | failed | unreachable | skipped (exec::NodeStatus names)
+  std::string error;          // set when facts is empty (unreachable, host key, timeout, ...)
 };
 
-// Several nodes: {"format_version": 1, "nodes": [<facts_to_json object> | {"node", "error"}]}.
+// Several nodes: {"format_version": 1,
+//                 "nodes": [<facts_to_json object> | {"node", "status", "error"}]}.
 std::string facts_report_to_json(std::span<const NodeFactsOutcome> outcomes);
 
 // A compact human summary of one node and a GPU table, for `gpuctl facts`.
