@@ -118,7 +118,7 @@ Result<SessionPtr> open_session(const std::string& node, const ConnectionSetting
   // run can be pointed at another SSH setup; libssh alone would only use the passwd entry.
   const std::string ssh_dir = home_directory() + "/.ssh";
   ssh_options_set(s, SSH_OPTIONS_SSH_DIR, ssh_dir.c_str());
-  for (const std::string config : {ssh_dir + "/config", std::string("/etc/ssh/ssh_config")})
+  for (const std::string& config : {ssh_dir + "/config", std::string("/etc/ssh/ssh_config")})
     if (ssh_options_parse_config(s, config.c_str()) != SSH_OK)
       return std::unexpected(ssh_error(node, ErrorCode::invalid_argument,
                                        fmt::format("cannot use {}: {}", config, ssh_get_error(s))));
