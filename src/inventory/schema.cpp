@@ -43,7 +43,7 @@ void set(Field<T>& field, std::optional<T> value, const YamlNode& node) {
 // A string that must pass one of the names.hpp checks.
 std::optional<std::string> checked(Decoder& d, const YamlNode& node, std::string_view what,
                                    std::optional<std::string> (*check)(std::string_view)) {
-  auto text = d.string(node, what);
+  auto text = d.string(node, fmt::format("'{}'", what));
   if (!text) return std::nullopt;
   if (auto why = check(*text)) {
     d.error(node, fmt::format("{} '{}' {}", what, *text, *why));
@@ -70,7 +70,7 @@ std::map<std::string, std::string> string_map(Decoder& d, const YamlNode& node, 
 void decode_gpu(Decoder& d, const YamlNode& node, std::string_view where, RawSettings& out) {
   auto view = d.map(node, fmt::format("'gpu' of {}", where), k_gpu_keys);
   if (!view) return;
-  if (const auto* n = view->get("model")) set(out.gpu_model, checked(d, *n, "GPU model", check_identifier), *n);
+  if (const auto* n = view->get("model")) set(out.gpu_model, checked(d, *n, "gpu.model", check_identifier), *n);
   if (const auto* n = view->get("count")) set(out.gpu_count, d.integer(*n, "'gpu.count'", 0, 64), *n);
   if (const auto* n = view->get("power_watts"))
     set(out.gpu_power_watts, d.integer(*n, "'gpu.power_watts'", 1, 10000), *n);
@@ -150,8 +150,8 @@ void decode_nvidia(Decoder& d, const YamlNode& node, NvidiaSettings& out) {
   } else {
     d.error(*repo, "'cluster.nvidia.repository' needs a 'url'");
   }
-  if (const auto* n = r->get("key_url")) rs.key_url = checked(d, *n, "'key_url'", check_path).value_or("");
-  if (const auto* n = r->get("key_file")) rs.key_file = checked(d, *n, "'key_file'", check_path).value_or("");
+  if (const auto* n = r->get("key_url")) rs.key_url = checked(d, *n, "key_url", check_path).value_or("");
+  if (const auto* n = r->get("key_file")) rs.key_file = checked(d, *n, "key_file", check_path).value_or("");
   if (r->get("key_url") && r->get("key_file"))
     d.error(*r->get("key_file"), "give either 'key_url' or 'key_file' for the repository, not both");
   if (const auto* n = r->get("pin_priority")) rs.pin_priority = d.integer(*n, "'pin_priority'", -1000, 1001).value_or(600);
@@ -167,7 +167,7 @@ void decode_slurm(Decoder& d, const YamlNode& node, RawInventory& raw) {
     raw.controller_pos = pos_of(*n);
   }
   if (const auto* n = view->get("cluster_name"))
-    slurm.cluster_name = checked(d, *n, "'slurm.cluster_name'", check_identifier).value_or("");
+    slurm.cluster_name = checked(d, *n, "slurm.cluster_name", check_identifier).value_or("");
   if (const auto* n = view->get("options")) slurm.options = string_map(d, *n, "'slurm.options'");
   const auto* parts = view->get("partitions");
   if (!parts) return;

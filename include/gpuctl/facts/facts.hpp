@@ -45,6 +45,9 @@ struct GpuInfo {
   std::optional<int> temperature_c;
   std::optional<double> power_draw_w;
   std::string driver_version;          // as nvidia-smi reports it
+  std::string vbios_version;
+  std::optional<std::int64_t> memory_used_mib;
+  std::optional<double> power_limit_w;    // current (requested) power limit
 };
 
 struct OsRelease {
@@ -61,10 +64,12 @@ struct NodeFacts {
   Fact<double> uptime_s;
   Fact<std::vector<std::string>> loaded_modules;  // names from /proc/modules
   Fact<std::string> driver_version;    // from /proc/driver/nvidia/version (kernel module)
+  Fact<bool> driver_open_kernel_module;  // true: NVIDIA's open kernel module is loaded
   Fact<std::string> cuda_version;      // nvcc --version / toolkit package
   Fact<std::string> nccl_version;      // libnccl2 package or ldconfig
   Fact<std::vector<GpuInfo>> gpus;     // nvidia-smi --query-gpu
   std::map<std::string, std::string> packages;  // installed dpkg packages we care about: name -> version
+  std::string packages_absent_reason;  // why `packages` is empty when dpkg-query could not run
 
   bool module_loaded(std::string_view name) const;
 };

@@ -1,0 +1,75 @@
+#pragma once
+// A run over many nodes: plan, apply and verify share one Transport per node (a pool) and
+// each node's resolved program. Nodes run in parallel with bounded concurrency; a node's
+// failure is isolated and reported in its outcome. Does network I/O; never prints (hooks).
+
+#include <gpuctl/apply/apply.hpp>
+#include <gpuctl/exec/executor.hpp>
+#include <gpuctl/exec/transport_pool.hpp>
+#include <gpuctl/inventory/inventory.hpp>
+#include <gpuctl/plan/plan.hpp>
+#include <gpuctl/playbook/playbook.hpp>
+#include <gpuctl/transport/transport_factory.hpp>
+#include <gpuctl/verify/checks.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gpuctl {
+
+struct SessionOptions {
+  int forks = exec::k_default_forks;
+  const util::CancellationToken* cancel = nullptr;
+  ApplyOptions apply;
+  ProgramSources sources;
+  std::vector<std::string> playbook_paths;   // for the plan's record
+};
+
+struct NodeApplyOutcome {
+  exec::NodeOutcome outcome;   // ok | changed | failed | unreachable | skipped, with reason
+  NodeApplyResult result;      // steps, failing step, output tail, hint
+};
+
+struct NodeVerifyOutcome {
+  exec::NodeOutcome outcome;   // ok (all pass) | failed (a check failed or errored) | unreachable | skipped
+  std::vector<CheckResult> checks;
+};
+
+class Session {
+ public:
+  Session(const Inventory& inventory, std::vector<const Node*> nodes, std::vector<Playbook> playbooks,
+          TransportFactory factory, SessionOptions options, RunHooks& hooks);
+  ~Session();
+
+  // Resolves each node's program, gathers its state, plans. Unreachable nodes and nodes whose
+  // program cannot be built are in the plan with their reason.
+  Plan plan();
+
+  // Applies `plan`. When `check_fresh` is set (a saved plan), each node's state is gathered
+  // again and a node whose fingerprint (or the inventory, playbooks, templates) changed is
+  // refused as stale (failed, reason "stale plan: ...") without any change.
+  std::vector<NodeApplyOutcome> apply(const Plan& plan, bool check_fresh);
+
+  // Gathers state and runs every check of each node's program.
+  std::vector<NodeVerifyOutcome> verify();
+
+  const std::vector<const Node*>& nodes() const { return m_nodes; }
+
+ private:
+  struct NodeData;
+  Result<NodeData*> prepare(std::size_t index);
+
+  const Inventory& m_inventory;
+  std::vector<const Node*> m_nodes;
+  std::vector<Playbook> m_playbooks;
+  SessionOptions m_options;
+  RunHooks& m_hooks;
+  exec::TransportPool m_pool;
+  std::vector<std::unique_ptr<NodeData>> m_data;
+};
+
+// The digest of several playbooks, in order, for plan freshness.
+std::string playbooks_digest(const std::vector<Playbook>& playbooks);
+
+}  // namespace gpuctl

@@ -1,0 +1,31 @@
+#pragma once
+// How plan, apply and verify report progress without printing: the CLI plugs in a live view,
+// plain log lines or JSON lines. Called from worker threads, possibly concurrently for
+// different nodes: implementations synchronise themselves. Every method has a no-op default.
+
+#include <chrono>
+#include <string>
+
+namespace gpuctl {
+
+struct Change;
+
+enum class StepStatus { ok, changed, failed, skipped };
+std::string_view to_string(StepStatus status);
+
+class RunHooks {
+ public:
+  virtual ~RunHooks() = default;
+  virtual void on_node_start(const std::string& /*node*/, std::string_view /*phase*/) {}
+  virtual void on_step_start(const std::string& /*node*/, const std::string& /*step*/) {}
+  virtual void on_change_done(const std::string& /*node*/, const Change& /*change*/, bool /*ok*/,
+                              std::chrono::milliseconds /*duration*/) {}
+  virtual void on_step_done(const std::string& /*node*/, const std::string& /*step*/, StepStatus /*status*/,
+                            std::chrono::milliseconds /*duration*/) {}
+  // A remote command ran (secrets already masked): for the per-run log.
+  virtual void on_command(const std::string& /*node*/, const std::string& /*command*/, int /*exit_code*/,
+                          std::chrono::milliseconds /*duration*/, const std::string& /*output*/) {}
+  virtual void on_message(const std::string& /*node*/, const std::string& /*text*/) {}
+};
+
+}  // namespace gpuctl

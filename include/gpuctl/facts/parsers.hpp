@@ -1,0 +1,112 @@
+#pragma once
+// Pure parsers: the text a probe command printed -> a fact value, or an Error saying why the
+// text is not what the command prints. No I/O. Each parser is table-tested on the real H200
+// captures in tests/data/nvidia-smi/ (docs/facts.md lists every fact, command and parser).
+//
+// A parser's Error means "this output is malformed"; whether the probe could run at all
+// (tool missing, driver not loaded) is decided before parsing, from the exit code and the
+// output, by classify_nvidia_smi_failure() and friends, and becomes an absent fact.
+
+#include <gpuctl/core/error.hpp>
+#include <gpuctl/facts/facts.hpp>
+
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpuctl::facts {
+
+// ---- nvidia-smi --query-gpu ------------------------------------------------------------
+
+// The --query-gpu fields gpuctl asks for, in the order of gpu_query_command().
+std::span<const std::string_view> gpu_query_fields();
+
+// `nvidia-smi --query-gpu=<gpu_query_fields()> --format=csv,nounits` (with a header, so the
+// columns are mapped by name, whatever the driver's field order).
+std::string gpu_query_command();
+
+// Parses `--query-gpu` CSV output, with or without header, with or without units
+// ("143771 MiB", "128.02 W"). With a header the columns are named by it (aliases such as
+// gpu_bus_id and units in brackets are understood; unknown columns are ignored); without a
+// header, `fields` names the columns. "[N/A]", "[Not Supported]" and similar leave the value
+// unset. Errors: a row with the wrong number of columns, a value that does not parse as its
+// field's type (e.g. "abc MiB" for memory.total), no rows at all.
+Result<std::vector<GpuInfo>> parse_gpu_query(std::string_view text,
+                                             std::span<const std::string_view> fields = gpu_query_fields());
+
+// Row remapping state of one GPU (Ampere and later; Hopper has no retired pages).
+struct RemappedRows {
+  std::optional<std::int64_t> correctable;
+  std::optional<std::int64_t> uncorrectable;
+  std::optional<bool> pending;   // a remap waits for a GPU reset
+  std::optional<bool> failure;   // remapping failed: the GPU needs service
+};
+
+// Parses `nvidia-smi -q -d ROW_REMAPPER` (or any `-q` text holding "Remapped Rows"
+// sections): PCI bus id as printed ("00000000:00:06.0") -> state. GPUs without a
+// "Remapped Rows" section are left out. Error: no "GPU <bus id>" section at all.
+Result<std::map<std::string, RemappedRows>> parse_remapped_rows_q(std::string_view text);
+
+// Applies remapped-row states to the matching GPUs (by PCI bus id), filling
+// remapped_rows_pending/failure where the CSV left them unset.
+void merge_remapped_rows(std::vector<GpuInfo>& gpus, const std::map<std::string, RemappedRows>& rows);
+
+// Why nvidia-smi gave no usable output, when it did not: "command not found", "the NVIDIA
+// driver is not loaded (...)", "NVML driver/library version mismatch (...)", "no GPUs found",
+// "timed out". std::nullopt when the exit code is 0 and the output looks like data.
+std::optional<std::string> classify_nvidia_smi_failure(int exit_code, std::string_view stdout_text,
+                                                       std::string_view stderr_text);
+
+// ---- kernel module and toolkit versions ------------------------------------------------
+
+struct NvidiaKernelModule {
+  std::string version;        // "580.159.04"
+  bool open = false;          // "NVIDIA UNIX Open Kernel Module" vs the proprietary one
+};
+
+// Parses /proc/driver/nvidia/version ("NVRM version: NVIDIA UNIX Open Kernel Module for
+// x86_64  580.159.04  Release Build ..."). Error: no NVRM line or no version in it.
+Result<NvidiaKernelModule> parse_nvidia_driver_version(std::string_view text);
+
+// Parses `nvcc --version` ("Cuda compilation tools, release 13.0, V13.0.88") -> "13.0.88";
+// "13.0" when only the release is printed. Error: no such line.
+Result<std::string> parse_nvcc_version(std::string_view text);
+
+// ---- operating system ------------------------------------------------------------------
+
+// Parses /etc/os-release (KEY=value, values optionally quoted, `#` comments). Error: no ID.
+Result<OsRelease> parse_os_release(std::string_view text);
+
+// Parses /proc/modules -> module names in file order. Error: a line without a name/size pair.
+Result<std::vector<std::string>> parse_proc_modules(std::string_view text);
+
+// Parses `uname -r`: one non-empty line without spaces. Error otherwise.
+Result<std::string> parse_kernel_release(std::string_view text);
+
+// Parses /proc/sys/kernel/random/boot_id: a lower-case 8-4-4-4-12 hex UUID. Error otherwise.
+Result<std::string> parse_boot_id(std::string_view text);
+
+// Parses /proc/uptime ("350735.47 234388.90") -> seconds since boot. Error: not a number.
+Result<double> parse_uptime(std::string_view text);
+
+// ---- packages --------------------------------------------------------------------------
+
+// Parses `dpkg-query -W -f='${Package}\t${Version}\t${Status}\n'` output -> name -> version
+// of the packages whose status is "install ok installed" (removed-but-configured and
+// half-installed packages are left out). Lines dpkg-query prints for unmatched patterns
+// ("dpkg-query: no packages found matching ...") are ignored. Error: a line without tabs.
+Result<std::map<std::string, std::string>> parse_dpkg_query(std::string_view text);
+
+// NCCL version from the libnccl2 package ("2.21.5-1+cuda12.4" -> "2.21.5"); nullopt when
+// the package is not installed.
+std::optional<std::string> nccl_version_from_packages(const std::map<std::string, std::string>& packages);
+
+// NCCL version from resolved library paths, one per line ("/usr/lib/x86_64-linux-gnu/
+// libnccl.so.2.28.9" -> "2.28.9"); the highest when several are installed. nullopt when no
+// path carries a full version.
+std::optional<std::string> nccl_version_from_library_paths(std::string_view text);
+
+}  // namespace gpuctl::facts

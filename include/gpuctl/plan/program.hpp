@@ -1,0 +1,52 @@
+#pragma once
+// A node's program: the playbooks' steps that apply to one node, with every `{{variable}}`
+// substituted, every `when:` decided and every file's desired content rendered. Built on the
+// control host (reads templates, source files and the secret store); contacts no node.
+
+#include <gpuctl/core/error.hpp>
+#include <gpuctl/inventory/inventory.hpp>
+#include <gpuctl/playbook/playbook.hpp>
+
+#include <string>
+#include <vector>
+
+namespace gpuctl {
+
+// A resource whose strings are final for this node. For files, `content` is the desired
+// content (for secrets: the secret itself, never printed; `content_digest` is what is compared).
+struct ResolvedResource {
+  Resource resource;
+  std::string content;
+  std::string content_digest;   // SHA-256 of content
+  bool secret = false;
+};
+
+struct ResolvedStep {
+  const Step* step = nullptr;                // into the Playbook, which must outlive this
+  const Playbook* playbook = nullptr;
+  std::vector<ResolvedResource> resources;   // those whose `when` holds
+  std::string reboot_unless;                 // Step::reboot_unless, substituted
+};
+
+struct NodeProgram {
+  std::string node;
+  std::vector<ResolvedStep> steps;           // only steps whose `when` holds, in playbook order
+
+  // Every check name of the program's steps, first-seen order, no duplicates.
+  std::vector<std::string> checks() const;
+};
+
+struct ProgramSources {
+  std::string templates_dir;
+  std::string secrets_dir;                   // where generated secrets live (0700)
+};
+
+// Builds the program of `node` from `playbooks` (in order). Errors name the playbook, step and
+// node: an unknown variable, a template that fails to render, an unreadable source file.
+Result<NodeProgram> resolve_program(const Inventory& inventory, const Node& node,
+                                    const std::vector<Playbook>& playbooks, const ProgramSources& sources);
+
+// A digest of the templates directory's files (names and contents), for stale-plan checks.
+std::string templates_digest(const std::string& templates_dir);
+
+}  // namespace gpuctl

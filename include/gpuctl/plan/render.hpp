@@ -1,0 +1,30 @@
+#pragma once
+// Views of a Plan: text for people (like `terraform plan`) and versioned JSON for machines.
+// Both render the same value; `plan_from_json` reads back a saved plan. Pure.
+
+#include <gpuctl/core/error.hpp>
+#include <gpuctl/plan/plan.hpp>
+
+#include <string>
+
+namespace gpuctl {
+
+enum class ColorMode { never, always };
+
+struct TextOptions {
+  ColorMode color = ColorMode::never;
+  bool show_diffs = true;
+};
+
+std::string render_plan_text(const Plan& plan, const TextOptions& options = {});
+
+// One line: "Plan: 4 nodes, 2 with changes (5 to create, 4 to update, ...); 1 unreachable."
+std::string render_plan_summary(const Plan& plan);
+
+// Versioned JSON (docs/plan-format.md). Secrets never appear: their diffs are empty.
+std::string plan_to_json(const Plan& plan);
+
+// Errors: not JSON, wrong format_version, missing fields (ErrorCode::parse, naming the field).
+Result<Plan> plan_from_json(std::string_view text, const std::string& path);
+
+}  // namespace gpuctl

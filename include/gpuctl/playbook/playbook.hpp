@@ -1,0 +1,98 @@
+#pragma once
+// A playbook: ordered steps, each managing resources on the nodes it targets, with the
+// handlers it notifies, whether it needs a reboot, and the checks that verify it.
+// Plain values; produced by load_playbook() (playbook/loader.hpp). Strings may contain
+// `{{variable}}` references resolved per node (inventory/variables.hpp).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpuctl {
+
+enum class ResourceKind { file, package, service, command };
+
+enum class PackageState { present, absent };
+
+// A file pushed to the node. Content comes from exactly one of: a template (templates/),
+// a local source file (e.g. a repository key), or the secret store (never printed).
+struct FileResource {
+  std::string path;
+  std::string template_name;   // "nccl.conf.mustache"
+  std::string source;          // local path on the control host
+  std::string secret;          // name in the secret store, e.g. "munge.key"
+  std::uint32_t mode = 0644;
+  std::string owner = "root";
+  std::string group = "root";
+};
+
+struct PackageResource {
+  std::string name;
+  PackageState state = PackageState::present;
+  std::string version;         // empty: any; "550.127.08" matches "550.127.08-1"
+  bool hold = false;           // apt-mark hold, so unattended upgrades leave it alone
+};
+
+struct ServiceResource {
+  std::string name;
+  std::optional<bool> enabled;
+  std::optional<bool> running;
+};
+
+// A command with guards. It runs when neither guard says it is done already.
+struct CommandResource {
+  std::string run;
+  std::string creates;         // done when this path exists
+  std::string unless;          // done when this read-only command exits 0 (run during plan too)
+  std::string reason;          // shown in plans: why it would run
+};
+
+struct Resource {
+  ResourceKind kind = ResourceKind::file;
+  FileResource file;
+  PackageResource package;
+  ServiceResource service;
+  CommandResource command;
+  std::vector<std::string> notify;   // handler names
+  std::string when;                   // condition on node variables; empty = always
+  int line = 0;                       // position in the playbook, for errors
+};
+
+enum class RebootPolicy { never, on_change };
+
+struct Step {
+  std::string name;
+  std::string description;
+  std::string when;            // condition on node variables (inventory/variables.hpp)
+  std::vector<Resource> resources;
+  RebootPolicy reboot = RebootPolicy::never;
+  // A read-only command; when it exits non-zero the node needs a reboot even if nothing of
+  // this step changes (e.g. the loaded driver differs from the installed one).
+  std::string reboot_unless;
+  std::vector<std::string> checks;    // verify check names proving this step
+  int line = 0;
+};
+
+// Runs at most once per node per step that notified it, after that step's resources.
+struct Handler {
+  std::string name;
+  std::string run;             // shell command
+  std::string service;         // or: restart this service
+  std::string description;
+};
+
+struct Playbook {
+  std::string name;
+  std::string path;
+  std::string digest;          // SHA-256 of the file, for stale-plan checks
+  std::vector<Step> steps;
+  std::vector<Handler> handlers;
+
+  const Handler* find_handler(std::string_view name) const;
+};
+
+// The resource's identity in plans: "file:/etc/nccl.conf", "package:nvidia-driver-550".
+std::string resource_id(const Resource& resource);
+
+}  // namespace gpuctl

@@ -1,0 +1,29 @@
+#pragma once
+// Views of apply and verify outcomes: a recap and a nodes x checks table for people, JSON
+// and JUnit XML for machines. Pure.
+
+#include <gpuctl/api/session.hpp>
+
+#include <string>
+#include <vector>
+
+namespace gpuctl {
+
+// Per node: status, failing step, reason, output tail and hint; then a counts line.
+std::string render_apply_recap(const std::vector<NodeApplyOutcome>& outcomes);
+std::string apply_to_json(const std::vector<NodeApplyOutcome>& outcomes);
+
+// Nodes as rows, checks as columns (PASS / FAIL / ERR / skip / -), then every non-pass with its
+// observed and expected values.
+std::string render_verify_table(const std::vector<NodeVerifyOutcome>& outcomes);
+std::string verify_to_json(const std::vector<NodeVerifyOutcome>& outcomes);
+// One testsuite per node, one testcase per check; fail -> <failure>, error -> <error>,
+// skipped -> <skipped/>; unreachable nodes get one errored testcase.
+std::string verify_to_junit(const std::vector<NodeVerifyOutcome>& outcomes);
+
+struct OutcomeCounts {
+  int ok = 0, changed = 0, failed = 0, unreachable = 0, skipped = 0;
+};
+OutcomeCounts count_outcomes(const std::vector<exec::NodeOutcome>& outcomes);
+
+}  // namespace gpuctl

@@ -1,0 +1,35 @@
+#pragma once
+// Rendering the files of many nodes for review (`gpuctl render`): everything is rendered
+// first, then either formatted as text or written as one tree per node.
+
+#include <gpuctl/core/error.hpp>
+#include <gpuctl/inventory/inventory.hpp>
+#include <gpuctl/template/renderer.hpp>
+
+#include <span>
+#include <string>
+#include <vector>
+
+namespace gpuctl {
+
+struct NodeFiles {
+  std::string node;
+  std::vector<RenderedFile> files;  // in manifest order; empty for a node that gets none
+};
+
+// Renders the files of every node in `nodes`, in order. Reads templates; writes nothing.
+// Errors: the first template error (naming template, line and node) or missing template.
+Result<std::vector<NodeFiles>> render_nodes(const Inventory& inventory, std::span<const Node* const> nodes,
+                                            const std::string& templates_dir);
+
+// Human-readable listing: per file a header line "==> node:path (template, mode)" and the
+// content; secret files show only the header. Pure.
+std::string format_node_files(const std::vector<NodeFiles>& rendered);
+
+// Writes `out_dir`/<node>/<path> for every file, with the file's mode. Each node's tree is
+// built in a staging directory inside `out_dir` and renamed into place, replacing the
+// node's previous tree, so a failure never leaves a half-written tree. Does file I/O.
+// Errors: ErrorCode::io naming the path.
+Result<void> write_node_trees(const std::string& out_dir, const std::vector<NodeFiles>& rendered);
+
+}  // namespace gpuctl

@@ -1,0 +1,43 @@
+#pragma once
+// Verification: each check proves one property of a node from gathered facts and state, with
+// the observed and expected values. Pure. A check that cannot run (its fact is absent) is an
+// `error` with the reason, never a pass.
+
+#include <gpuctl/inventory/inventory.hpp>
+#include <gpuctl/plan/node_state.hpp>
+#include <gpuctl/plan/program.hpp>
+
+#include <string>
+#include <vector>
+
+namespace gpuctl {
+
+enum class CheckStatus { pass, fail, error, skipped };
+std::string_view to_string(CheckStatus status);
+
+struct CheckResult {
+  std::string name;
+  CheckStatus status = CheckStatus::error;
+  std::string observed;
+  std::string expected;
+  std::string detail;      // why it failed or could not run
+};
+
+struct CheckInput {
+  const Inventory& inventory;
+  const Node& node;
+  const NodeProgram& program;
+  const NodeState& state;
+};
+
+// The checks gpuctl knows, in display order, with one-line descriptions.
+struct CheckInfo {
+  std::string name;
+  std::string description;
+};
+const std::vector<CheckInfo>& known_checks();
+
+// Runs the named checks in order. An unknown name yields an `error` result naming it.
+std::vector<CheckResult> run_checks(const std::vector<std::string>& names, const CheckInput& input);
+
+}  // namespace gpuctl

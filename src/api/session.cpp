@@ -1,0 +1,151 @@
+#include <gpuctl/api/session.hpp>
+
+#include <gpuctl/util/sha256.hpp>
+
+#include <chrono>
+#include <ctime>
+#include <fmt/format.h>
+#include <map>
+
+namespace gpuctl {
+
+struct Session::NodeData {
+  std::optional<NodeProgram> program;
+  std::optional<NodeState> state;
+};
+
+namespace {
+
+std::string now_utc() {
+  const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buffer;
+}
+
+bool is_connection_error(const Error& error) {
+  return error.code == ErrorCode::transport || error.code == ErrorCode::auth || error.code == ErrorCode::host_key ||
+         error.code == ErrorCode::timeout;
+}
+
+exec::TaskResult from_error(const Error& error) {
+  return {is_connection_error(error) ? exec::NodeStatus::unreachable : exec::NodeStatus::failed, error.to_string()};
+}
+
+}  // namespace
+
+std::string playbooks_digest(const std::vector<Playbook>& playbooks) {
+  std::string combined;
+  for (const auto& playbook : playbooks) combined += playbook.path + '\0' + playbook.digest + '\n';
+  return util::sha256_hex(combined);
+}
+
+Session::Session(const Inventory& inventory, std::vector<const Node*> nodes, std::vector<Playbook> playbooks,
+                 TransportFactory factory, SessionOptions options, RunHooks& hooks)
+    : m_inventory(inventory),
+      m_nodes(std::move(nodes)),
+      m_playbooks(std::move(playbooks)),
+      m_options(std::move(options)),
+      m_hooks(hooks),
+      m_pool(std::move(factory)) {
+  for (std::size_t i = 0; i < m_nodes.size(); ++i) m_data.push_back(std::make_unique<NodeData>());
+}
+
+Session::~Session() = default;
+
+Result<Session::NodeData*> Session::prepare(std::size_t index) {
+  auto& data = *m_data[index];
+  const Node& node = *m_nodes[index];
+  if (!data.program) {
+    auto program = resolve_program(m_inventory, node, m_playbooks, m_options.sources);
+    if (!program) return std::unexpected(program.error());
+    data.program = std::move(*program);
+  }
+  auto transport = m_pool.get(node);
+  if (!transport) return std::unexpected(transport.error());
+  auto state = gather_node_state(**transport, *data.program);
+  if (!state) return std::unexpected(state.error());
+  data.state = std::move(*state);
+  return &data;
+}
+
+Plan Session::plan() {
+  Plan plan;
+  plan.created_at = now_utc();
+  plan.inventory_path = m_inventory.path;
+  plan.inventory_digest = m_inventory.digest;
+  plan.playbooks = m_options.playbook_paths;
+  plan.playbooks_digest = playbooks_digest(m_playbooks);
+  plan.templates_digest = templates_digest(m_options.sources.templates_dir);
+  plan.nodes.resize(m_nodes.size());
+  exec::ExecutorOptions options{m_options.forks, m_options.cancel, {}};
+  const auto outcomes = exec::run_on_nodes(m_nodes, [&](std::size_t i, const Node& node) -> exec::TaskResult {
+    m_hooks.on_node_start(node.name, "plan");
+    auto data = prepare(i);
+    if (!data) {
+      plan.nodes[i] = NodePlan{node.name, is_connection_error(data.error()) ? NodePlanStatus::unreachable : NodePlanStatus::failed,
+                               data.error().to_string(), {}, {}};
+      return from_error(data.error());
+    }
+    plan.nodes[i] = make_node_plan(*(*data)->program, *(*data)->state);
+    return {plan.nodes[i].changes.empty() ? exec::NodeStatus::ok : exec::NodeStatus::changed, {}};
+  }, options);
+  for (std::size_t i = 0; i < outcomes.size(); ++i)
+    if (outcomes[i].status == exec::NodeStatus::skipped)
+      plan.nodes[i] = NodePlan{m_nodes[i]->name, NodePlanStatus::failed, "skipped: " + outcomes[i].reason, {}, {}};
+  return plan;
+}
+
+std::vector<NodeApplyOutcome> Session::apply(const Plan& plan, bool check_fresh) {
+  std::map<std::string, const NodePlan*> by_node;
+  for (const auto& node_plan : plan.nodes) by_node[node_plan.node] = &node_plan;
+  std::vector<NodeApplyOutcome> results(m_nodes.size());
+  exec::ExecutorOptions options{m_options.forks, m_options.cancel, {}};
+  const auto outcomes = exec::run_on_nodes(m_nodes, [&](std::size_t i, const Node& node) -> exec::TaskResult {
+    results[i].result.node = node.name;
+    const auto it = by_node.find(node.name);
+    if (it == by_node.end()) return {exec::NodeStatus::skipped, "not in the plan"};
+    const NodePlan& node_plan = *it->second;
+    if (node_plan.status != NodePlanStatus::planned)
+      return {node_plan.status == NodePlanStatus::unreachable ? exec::NodeStatus::unreachable : exec::NodeStatus::failed,
+              node_plan.error};
+    m_hooks.on_node_start(node.name, "apply");
+    auto& data = *m_data[i];
+    if (check_fresh || !data.program) {
+      auto fresh = prepare(i);
+      if (!fresh) return from_error(fresh.error());
+      const auto fingerprint = (*fresh)->state->fingerprint();
+      if (check_fresh && fingerprint != node_plan.state_fingerprint)
+        return {exec::NodeStatus::failed, "stale plan: the node changed since the plan was made; run gpuctl plan again"};
+    }
+    if (node_plan.changes.empty()) return {exec::NodeStatus::ok, {}};
+    results[i].result = apply_node(m_pool, node, *data.program, node_plan, m_options.apply, m_hooks);
+    const auto& r = results[i].result;
+    if (r.failed) return {exec::NodeStatus::failed, fmt::format("step '{}': {}", r.failed_step, r.error)};
+    return {r.changed ? exec::NodeStatus::changed : exec::NodeStatus::ok, {}};
+  }, options);
+  for (std::size_t i = 0; i < outcomes.size(); ++i) results[i].outcome = outcomes[i];
+  return results;
+}
+
+std::vector<NodeVerifyOutcome> Session::verify() {
+  std::vector<NodeVerifyOutcome> results(m_nodes.size());
+  exec::ExecutorOptions options{m_options.forks, m_options.cancel, {}};
+  const auto outcomes = exec::run_on_nodes(m_nodes, [&](std::size_t i, const Node& node) -> exec::TaskResult {
+    m_hooks.on_node_start(node.name, "verify");
+    auto data = prepare(i);
+    if (!data) return from_error(data.error());
+    const CheckInput input{m_inventory, node, *(*data)->program, *(*data)->state};
+    results[i].checks = run_checks((*data)->program->checks(), input);
+    for (const auto& check : results[i].checks)
+      if (check.status == CheckStatus::fail || check.status == CheckStatus::error)
+        return {exec::NodeStatus::failed, fmt::format("check {} {}", check.name, to_string(check.status))};
+    return {exec::NodeStatus::ok, {}};
+  }, options);
+  for (std::size_t i = 0; i < outcomes.size(); ++i) results[i].outcome = outcomes[i];
+  return results;
+}
+
+}  // namespace gpuctl

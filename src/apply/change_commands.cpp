@@ -1,0 +1,68 @@
+#include "change_commands.hpp"
+
+#include <gpuctl/util/strings.hpp>
+
+#include <fmt/format.h>
+
+namespace gpuctl::apply_detail {
+namespace {
+
+std::string regex_escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (std::string_view(".^$*+?()[]{}|\\").find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string package_install_command(const PackageResource& package) {
+  const auto name = util::shell_quote(package.name);
+  std::string script = "set -e\nexport DEBIAN_FRONTEND=noninteractive\n";
+  const std::string apt_install =
+      "apt-get install -y -q --allow-downgrades --allow-change-held-packages "
+      "-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold";
+  if (package.version.empty()) {
+    script += fmt::format(
+        "if ! apt-cache show {0} >/dev/null 2>&1; then apt-get update -q >/dev/null; fi\n"
+        "{1} {0}\n",
+        name, apt_install);
+  } else {
+    const auto pattern = util::shell_quote(fmt::format("^([0-9]+:)?{}(-|$)", regex_escape(package.version)));
+    script += fmt::format(
+        "pick() {{ apt-cache madison {0} 2>/dev/null | awk -F'|' '{{gsub(/ /, \"\", $2); print $2}}' | grep -E {1} | head -n1; }}\n"
+        "v=$(pick)\n"
+        "if [ -z \"$v\" ]; then apt-get update -q >/dev/null; v=$(pick); fi\n"
+        "if [ -z \"$v\" ]; then echo \"gpuctl: version {2} of {3} is not in the configured repositories\" >&2; exit 100; fi\n"
+        "{4} {0}=\"$v\"\n",
+        name, pattern, package.version, package.name, apt_install);
+  }
+  if (package.hold) script += fmt::format("apt-mark hold {} >/dev/null\n", name);
+  return script;
+}
+
+std::string package_remove_command(const PackageResource& package) {
+  return fmt::format("set -e\nexport DEBIAN_FRONTEND=noninteractive\napt-mark unhold {0} >/dev/null 2>&1 || true\n"
+                     "apt-get remove -y -q {0}\n",
+                     util::shell_quote(package.name));
+}
+
+std::string service_command(const ServiceResource& service) {
+  const auto name = util::shell_quote(service.name);
+  std::string script = "set -e\n";
+  if (service.enabled) script += fmt::format("systemctl {} {}\n", *service.enabled ? "enable" : "disable", name);
+  if (service.running) script += fmt::format("systemctl {} {}\n", *service.running ? "start" : "stop", name);
+  return script;
+}
+
+std::string restart_service_command(const std::string& service) {
+  return fmt::format("systemctl restart {}", util::shell_quote(service));
+}
+
+std::string reboot_command() {
+  return "nohup sh -c 'sleep 1; systemctl reboot' >/dev/null 2>&1 </dev/null &";
+}
+
+}  // namespace gpuctl::apply_detail

@@ -1,0 +1,21 @@
+#pragma once
+// The shell commands apply runs for each kind of change. Pure: text in, text out.
+
+#include <gpuctl/playbook/playbook.hpp>
+
+#include <string>
+
+namespace gpuctl::apply_detail {
+
+// Installs (or changes to) the package's wanted version, resolving "550.127.08" to the
+// repository's "550.127.08-1", refreshing package lists once when the version is unknown, and
+// holding it when asked. Exits 100 with a clear message when no such version exists.
+std::string package_install_command(const PackageResource& package);
+std::string package_remove_command(const PackageResource& package);
+std::string service_command(const ServiceResource& service);
+std::string restart_service_command(const std::string& service);
+
+// Detaches a reboot so the command returns before the connection drops.
+std::string reboot_command();
+
+}  // namespace gpuctl::apply_detail

@@ -1,0 +1,128 @@
+// `gpuctl apply INVENTORY` (plan, confirm, apply) or `gpuctl apply PLAN.json` (exactly that
+// plan, refused when stale).
+#include "local_files.hpp"
+#include "run_support.hpp"
+
+#include <gpuctl/plan/render.hpp>
+#include <gpuctl/report/reports.hpp>
+
+#include <cstdlib>
+#include <fmt/format.h>
+#include <iostream>
+#include <unistd.h>
+
+namespace gpuctl::cli {
+namespace {
+
+struct ApplyCliOptions {
+  TargetOptions target;
+  bool yes = false;
+  bool json = false;
+  int reboot_timeout_s = 600;
+};
+
+bool confirmed(bool yes, int& exit_code) {
+  if (yes) return true;
+  if (!::isatty(STDIN_FILENO)) {
+    fmt::print(stderr, "gpuctl: refusing to apply without a terminal to confirm on; pass --yes in scripts\n");
+    exit_code = k_exit_usage;
+    return false;
+  }
+  fmt::print("\nApply these changes? Only 'yes' is accepted: ");
+  std::fflush(stdout);
+  std::string answer;
+  std::getline(std::cin, answer);
+  if (answer == "yes") return true;
+  fmt::print("Apply cancelled; nothing was changed.\n");
+  exit_code = k_exit_ok;
+  return false;
+}
+
+// A saved plan names its inventory and playbooks; anything that changed since makes it stale.
+std::optional<Plan> load_saved_plan(ApplyCliOptions& options, int& exit_code) {
+  auto text = read_local_file(options.target.inventory);
+  if (!text || text->empty() || (*text)[0] != '{') return std::nullopt;  // an inventory, not a plan
+  auto plan = plan_from_json(*text, options.target.inventory);
+  if (!plan) {
+    fmt::print(stderr, "gpuctl: {}\n", plan.error().to_string());
+    exit_code = k_exit_usage;
+    return std::nullopt;
+  }
+  options.target.inventory = plan->inventory_path;
+  options.target.playbooks = plan->playbooks;
+  return plan;
+}
+
+int exit_code_for(const std::vector<NodeApplyOutcome>& outcomes, bool interrupted) {
+  std::vector<exec::NodeOutcome> plain;
+  for (const auto& o : outcomes) plain.push_back(o.outcome);
+  const auto counts = count_outcomes(plain);
+  if (interrupted) return k_exit_interrupted;
+  if (counts.failed) return k_exit_nodes_failed;
+  if (counts.unreachable) return k_exit_nodes_unreachable;
+  return k_exit_ok;
+}
+
+std::string stale_reason(const Plan& saved, const Plan& fresh) {
+  if (saved.inventory_digest != fresh.inventory_digest) return "the inventory changed";
+  if (saved.playbooks_digest != fresh.playbooks_digest) return "a playbook changed";
+  if (saved.templates_digest != fresh.templates_digest) return "a template changed";
+  return {};
+}
+
+int run_apply(ApplyCliOptions options, const GlobalOptions& globals) {
+  int exit_code = k_exit_ok;
+  const auto saved = load_saved_plan(options, exit_code);
+  if (exit_code != k_exit_ok) return exit_code;
+  auto setup = prepare_run(options.target, globals, exit_code);
+  if (!setup) return exit_code;
+  setup->session.apply.reboot_timeout = std::chrono::seconds(options.reboot_timeout_s);
+  Session session(setup->selected->inventory, setup->selected->nodes, std::move(setup->playbooks), setup->factory,
+                  setup->session, *setup->hooks);
+  const bool color = !globals.no_color && !std::getenv("NO_COLOR") && ::isatty(STDOUT_FILENO);
+  Plan plan;
+  if (saved) {
+    plan = *saved;
+    Plan digests;  // what the plan's inputs hash to now
+    digests.inventory_digest = setup->selected->inventory.digest;
+    digests.playbooks_digest = playbooks_digest(setup->playbooks);
+    digests.templates_digest = templates_digest(setup->session.sources.templates_dir);
+    if (const auto reason = stale_reason(*saved, digests); !reason.empty()) {
+      fmt::print(stderr, "gpuctl: stale plan {}: {} since it was made; run gpuctl plan again\n", options.target.inventory,
+                 reason);
+      return k_exit_error;
+    }
+  } else {
+    plan = session.plan();
+    if (!options.json) fmt::print("{}", render_plan_text(plan, {color ? ColorMode::always : ColorMode::never, true}));
+    if (!plan.has_changes() && !plan.has_errors()) {
+      if (options.json) fmt::print("{}", apply_to_json({}));
+      return k_exit_ok;
+    }
+    if (!confirmed(options.yes, exit_code)) return exit_code;
+  }
+  const auto outcomes = session.apply(plan, saved.has_value());
+  if (options.json) fmt::print("{}", apply_to_json(outcomes));
+  else fmt::print("{}", render_apply_recap(outcomes));
+  return exit_code_for(outcomes, setup->session.cancel && setup->session.cancel->cancelled());
+}
+
+void register_apply_command(CLI::App& app, GlobalOptions& globals, int& exit_code) {
+  static ApplyCliOptions options;
+  auto* cmd = app.add_subcommand(
+      "apply",
+      "Converge nodes: plan, confirm, then run each node's changes in order (handlers once, reboots waited for). "
+      "Given a saved plan (gpuctl plan -o FILE), applies exactly it, or refuses it as stale.\n"
+      "Exit codes: 0 ok, 3 a node failed, 4 a node unreachable, 130 interrupted.\n"
+      "Example: gpuctl apply cluster.yaml --limit gpu01 --yes");
+  add_target_options(*cmd, options.target);
+  cmd->add_flag("-y,--yes", options.yes, "Do not ask for confirmation (needed without a terminal)");
+  cmd->add_flag("--json", options.json, "Per-node results as JSON on stdout");
+  cmd->add_option("--reboot-timeout", options.reboot_timeout_s, "Seconds a node may take to come back from a reboot")
+      ->check(CLI::Range(5, 7200));
+  cmd->callback([&] { exit_code = run_apply(options, globals); });
+}
+
+}  // namespace
+GPUCTL_COMMAND(500, register_apply_command);
+}  // namespace gpuctl::cli

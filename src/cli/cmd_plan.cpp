@@ -1,0 +1,63 @@
+// `gpuctl plan INVENTORY`: what apply would change on each node, changing nothing.
+#include "local_files.hpp"
+#include "run_support.hpp"
+
+#include <gpuctl/plan/render.hpp>
+
+#include <cstdlib>
+#include <fmt/format.h>
+#include <unistd.h>
+
+namespace gpuctl::cli {
+namespace {
+
+struct PlanCliOptions {
+  TargetOptions target;
+  bool json = false;
+  bool detailed_exitcode = false;
+  bool no_diff = false;
+  std::string out;
+};
+
+int run_plan(const PlanCliOptions& options, const GlobalOptions& globals) {
+  int exit_code = k_exit_ok;
+  auto setup = prepare_run(options.target, globals, exit_code);
+  if (!setup) return exit_code;
+  Session session(setup->selected->inventory, setup->selected->nodes, std::move(setup->playbooks), setup->factory,
+                  setup->session, *setup->hooks);
+  const Plan plan = session.plan();
+  if (options.json) {
+    fmt::print("{}", plan_to_json(plan));
+  } else {
+    const bool color = !globals.no_color && !std::getenv("NO_COLOR") && ::isatty(STDOUT_FILENO);
+    fmt::print("{}", render_plan_text(plan, {color ? ColorMode::always : ColorMode::never, !options.no_diff}));
+  }
+  if (!options.out.empty()) {
+    if (auto saved = write_local_file_atomically(options.out, plan_to_json(plan)); !saved) {
+      fmt::print(stderr, "gpuctl: {}\n", saved.error().to_string());
+      return k_exit_error;
+    }
+    if (!options.json) fmt::print("Saved the plan to {}; apply exactly it with: gpuctl apply {}\n", options.out, options.out);
+  }
+  if (plan.has_errors()) return k_exit_error;
+  if (options.detailed_exitcode && plan.has_changes()) return k_exit_changes;
+  return k_exit_ok;
+}
+
+void register_plan_command(CLI::App& app, GlobalOptions& globals, int& exit_code) {
+  static PlanCliOptions options;
+  auto* cmd = app.add_subcommand("plan",
+                                 "Show what apply would change on each node (files, packages, services, reboots); "
+                                 "changes nothing.\n"
+                                 "Example: gpuctl plan cluster.yaml --limit gpu[01-04] --detailed-exitcode");
+  add_target_options(*cmd, options.target);
+  cmd->add_flag("--json", options.json, "Versioned JSON on stdout (docs/plan-format.md)");
+  cmd->add_flag("--detailed-exitcode", options.detailed_exitcode, "Exit 0 with no changes, 2 with changes, 1 on error");
+  cmd->add_flag("--no-diff", options.no_diff, "Leave file diffs out of the text view");
+  cmd->add_option("-o,--out", options.out, "Also save the plan, for `gpuctl apply FILE`");
+  cmd->callback([&] { exit_code = run_plan(options, globals); });
+}
+
+}  // namespace
+GPUCTL_COMMAND(400, register_plan_command);
+}  // namespace gpuctl::cli

@@ -1,0 +1,14 @@
+#pragma once
+// Writing the CLI's own output files (saved plans, reports) atomically: a temp file in the
+// same directory, then rename, so a reader never sees half a file.
+
+#include <gpuctl/core/error.hpp>
+
+#include <string>
+
+namespace gpuctl::cli {
+
+Result<void> write_local_file_atomically(const std::string& path, const std::string& content);
+Result<std::string> read_local_file(const std::string& path);
+
+}  // namespace gpuctl::cli

@@ -1,0 +1,164 @@
+// From probe outputs to NodeFacts, and the one round trip that gathers them.
+#include <gpuctl/facts/collect.hpp>
+#include <gpuctl/facts/parsers.hpp>
+#include <gpuctl/util/strings.hpp>
+
+#include "parse_util.hpp"
+
+#include <fmt/format.h>
+#include <random>
+
+namespace gpuctl::facts {
+namespace {
+
+using Probes = std::map<std::string, ProbeOutput>;
+
+// Why a probe produced nothing usable, quoting what it said; nullopt when it succeeded.
+std::optional<std::string> probe_failure(const Probes& probes, const std::string& name, std::string_view what) {
+  const auto it = probes.find(name);
+  if (it == probes.end()) return fmt::format("{}: the probe's output is missing from the batch", what);
+  const auto& probe = it->second;
+  if (probe.exit_code == 0) return std::nullopt;
+  auto said = detail::first_line(util::trim(probe.err).empty() ? probe.out : probe.err);
+  if (probe.exit_code == 127) return fmt::format("{}: {}", what, said.empty() ? "command not found" : said);
+  if (said.empty()) said = fmt::format("exit status {}", probe.exit_code);
+  return fmt::format("{}: {}", what, said);
+}
+
+// A fact parsed from one probe's stdout; absent with the probe's failure or the parse error.
+template <typename T, typename Parse>
+Fact<T> parse_fact(const Probes& probes, const std::string& name, std::string_view what, Parse parse) {
+  if (auto failure = probe_failure(probes, name, what)) return Fact<T>::absent(std::move(*failure));
+  auto value = parse(probes.at(name).out);
+  if (!value) return Fact<T>::absent(fmt::format("{}: unexpected output: {}", what, value.error().message));
+  return Fact<T>::of(std::move(*value));
+}
+
+void fill_driver(NodeFacts& facts, const Probes& probes) {
+  const auto it = probes.find("driver");
+  if (it != probes.end() && it->second.exit_code != 0 && it->second.err.find("No such file") != std::string::npos) {
+    const std::string why = "no NVIDIA kernel module is loaded (/proc/driver/nvidia/version does not exist)";
+    facts.driver_version = Fact<std::string>::absent(why);
+    facts.driver_open_kernel_module = Fact<bool>::absent(why);
+    return;
+  }
+  const auto module = parse_fact<NvidiaKernelModule>(probes, "driver", "/proc/driver/nvidia/version",
+                                                     parse_nvidia_driver_version);
+  if (!module.present()) {
+    facts.driver_version = Fact<std::string>::absent(module.absent_reason);
+    facts.driver_open_kernel_module = Fact<bool>::absent(module.absent_reason);
+    return;
+  }
+  facts.driver_version = Fact<std::string>::of(module.value->version);
+  facts.driver_open_kernel_module = Fact<bool>::of(module.value->open);
+}
+
+void fill_packages(NodeFacts& facts, const Probes& probes) {
+  const auto it = probes.find("packages");
+  // dpkg-query exits 1 when some pattern matches no package; that is not a failure.
+  const bool ran = it != probes.end() && (it->second.exit_code == 0 || it->second.exit_code == 1);
+  if (!ran) {
+    facts.packages_absent_reason = probe_failure(probes, "packages", "dpkg-query").value_or("dpkg-query failed");
+    return;
+  }
+  auto packages = parse_dpkg_query(it->second.out);
+  if (!packages) {
+    facts.packages_absent_reason = "dpkg-query: unexpected output: " + packages.error().message;
+    return;
+  }
+  facts.packages = std::move(*packages);
+}
+
+void fill_cuda(NodeFacts& facts, const Probes& probes) {
+  facts.cuda_version = parse_fact<std::string>(probes, "nvcc", "nvcc --version", parse_nvcc_version);
+  if (facts.cuda_version.present()) return;
+  // No nvcc on PATH or in /usr/local/cuda/bin: the toolkit's nvcc package still says which CUDA.
+  for (const auto& [name, version] : facts.packages)
+    if (name.starts_with("cuda-nvcc-")) {
+      facts.cuda_version = Fact<std::string>::of(version.substr(0, version.find('-')));
+      return;
+    }
+}
+
+void fill_nccl(NodeFacts& facts, const Probes& probes) {
+  if (auto version = nccl_version_from_packages(facts.packages)) {
+    facts.nccl_version = Fact<std::string>::of(std::move(*version));
+    return;
+  }
+  if (const auto it = probes.find("nccl_libraries"); it != probes.end())
+    if (auto version = nccl_version_from_library_paths(it->second.out)) {
+      facts.nccl_version = Fact<std::string>::of(std::move(*version));
+      return;
+    }
+  facts.nccl_version = Fact<std::string>::absent(
+      "NCCL not found: libnccl2 is not installed and no versioned libnccl.so is in the ldconfig cache");
+}
+
+void fill_gpus(NodeFacts& facts, const Probes& probes) {
+  const auto it = probes.find("gpus");
+  if (it == probes.end()) {
+    facts.gpus = Fact<std::vector<GpuInfo>>::absent("nvidia-smi: the probe's output is missing from the batch");
+    return;
+  }
+  if (auto failure = classify_nvidia_smi_failure(it->second.exit_code, it->second.out, it->second.err)) {
+    facts.gpus = Fact<std::vector<GpuInfo>>::absent(std::move(*failure));
+    return;
+  }
+  auto gpus = parse_gpu_query(it->second.out);
+  if (!gpus) {
+    facts.gpus = Fact<std::vector<GpuInfo>>::absent("nvidia-smi --query-gpu: unexpected output: " + gpus.error().message);
+    return;
+  }
+  // Remapped rows are a refinement: when that probe fails, those two fields stay unset.
+  if (const auto rows_it = probes.find("remapped_rows"); rows_it != probes.end() && rows_it->second.exit_code == 0)
+    if (const auto rows = parse_remapped_rows_q(rows_it->second.out)) merge_remapped_rows(*gpus, *rows);
+  facts.gpus = Fact<std::vector<GpuInfo>>::of(std::move(*gpus));
+}
+
+std::string random_nonce() {
+  std::random_device device;
+  return fmt::format("{:08x}{:08x}", device(), device());
+}
+
+}  // namespace
+
+NodeFacts facts_from_probes(std::string node, const Probes& probes) {
+  NodeFacts facts;
+  facts.node = std::move(node);
+  facts.os = parse_fact<OsRelease>(probes, "os_release", "/etc/os-release", parse_os_release);
+  facts.kernel = parse_fact<std::string>(probes, "kernel", "uname -r", parse_kernel_release);
+  facts.boot_id = parse_fact<std::string>(probes, "boot_id", "/proc/sys/kernel/random/boot_id", parse_boot_id);
+  facts.uptime_s = parse_fact<double>(probes, "uptime", "/proc/uptime", parse_uptime);
+  facts.loaded_modules = parse_fact<std::vector<std::string>>(probes, "modules", "/proc/modules", parse_proc_modules);
+  fill_driver(facts, probes);
+  fill_packages(facts, probes);
+  fill_cuda(facts, probes);
+  fill_nccl(facts, probes);
+  fill_gpus(facts, probes);
+  return facts;
+}
+
+Result<NodeFacts> collect_facts(Transport& transport, const CollectOptions& options) {
+  const auto nonce = options.marker_nonce.empty() ? random_nonce() : options.marker_nonce;
+  CommandOptions command_options;
+  command_options.timeout = options.script_timeout;
+  auto result = transport.run(build_probe_script(nonce, options), command_options);
+  if (!result) return std::unexpected(result.error());
+  auto probes = split_probe_output(result->out, nonce);
+  if (!probes) {
+    auto error = probes.error();
+    error.where.node = transport.node();
+    return std::unexpected(error);
+  }
+  if (probes->empty()) {
+    Location where;
+    where.node = transport.node();
+    return fail(ErrorCode::parse,
+                fmt::format("the facts script printed no probe output (exit status {}): {}", result->exit_code,
+                            util::tail_lines(result->err.empty() ? result->out : result->err, 3)),
+                where, "the login shell must run POSIX sh scripts");
+  }
+  return facts_from_probes(transport.node(), *probes);
+}
+
+}  // namespace gpuctl::facts

@@ -1,0 +1,102 @@
+// NodeFacts -> JSON (nlohmann stays inside this file).
+#include <gpuctl/facts/json.hpp>
+
+#include <nlohmann/json.hpp>
+
+namespace gpuctl::facts {
+namespace {
+
+using nlohmann::ordered_json;
+
+template <typename T>
+ordered_json optional_json(const std::optional<T>& value) {
+  return value ? ordered_json(*value) : ordered_json(nullptr);
+}
+
+template <typename T, typename ToJson>
+ordered_json fact_json(const Fact<T>& fact, ToJson to_json) {
+  if (!fact.present()) return ordered_json{{"absent", fact.absent_reason}};
+  return to_json(*fact.value);
+}
+
+template <typename T>
+ordered_json fact_json(const Fact<T>& fact) {
+  return fact_json(fact, [](const T& value) { return ordered_json(value); });
+}
+
+ordered_json gpu_json(const GpuInfo& gpu) {
+  ordered_json j;
+  j["index"] = gpu.index;
+  j["name"] = gpu.name;
+  j["uuid"] = gpu.uuid;
+  j["serial"] = gpu.serial;
+  j["pci_bus_id"] = gpu.pci_bus_id;
+  j["driver_version"] = gpu.driver_version;
+  j["vbios_version"] = gpu.vbios_version;
+  j["memory_total_mib"] = optional_json(gpu.memory_total_mib);
+  j["memory_used_mib"] = optional_json(gpu.memory_used_mib);
+  j["persistence_mode"] = optional_json(gpu.persistence_mode);
+  j["ecc_enabled"] = optional_json(gpu.ecc_enabled);
+  j["ecc_volatile_corrected"] = optional_json(gpu.ecc_volatile_corrected);
+  j["ecc_volatile_uncorrected"] = optional_json(gpu.ecc_volatile_uncorrected);
+  j["ecc_aggregate_corrected"] = optional_json(gpu.ecc_aggregate_corrected);
+  j["ecc_aggregate_uncorrected"] = optional_json(gpu.ecc_aggregate_uncorrected);
+  j["retired_pages_pending"] = optional_json(gpu.retired_pages_pending);
+  j["remapped_rows_pending"] = optional_json(gpu.remapped_rows_pending);
+  j["remapped_rows_failure"] = optional_json(gpu.remapped_rows_failure);
+  j["pcie_gen_current"] = optional_json(gpu.pcie_gen_current);
+  j["pcie_gen_max"] = optional_json(gpu.pcie_gen_max);
+  j["pcie_width_current"] = optional_json(gpu.pcie_width_current);
+  j["pcie_width_max"] = optional_json(gpu.pcie_width_max);
+  j["temperature_c"] = optional_json(gpu.temperature_c);
+  j["power_draw_w"] = optional_json(gpu.power_draw_w);
+  j["power_limit_w"] = optional_json(gpu.power_limit_w);
+  return j;
+}
+
+ordered_json node_json(const NodeFacts& facts) {
+  ordered_json j;
+  j["format_version"] = k_facts_format_version;
+  j["node"] = facts.node;
+  j["os"] = fact_json(facts.os, [](const OsRelease& os) {
+    return ordered_json{{"id", os.id}, {"version_id", os.version_id}, {"pretty_name", os.pretty_name}};
+  });
+  j["kernel"] = fact_json(facts.kernel);
+  j["boot_id"] = fact_json(facts.boot_id);
+  j["uptime_s"] = fact_json(facts.uptime_s);
+  j["loaded_modules"] = fact_json(facts.loaded_modules);
+  j["driver_version"] = fact_json(facts.driver_version);
+  j["driver_open_kernel_module"] = fact_json(facts.driver_open_kernel_module);
+  j["cuda_version"] = fact_json(facts.cuda_version);
+  j["nccl_version"] = fact_json(facts.nccl_version);
+  j["gpus"] = fact_json(facts.gpus, [](const std::vector<GpuInfo>& gpus) {
+    auto list = ordered_json::array();
+    for (const auto& gpu : gpus) list.push_back(gpu_json(gpu));
+    return list;
+  });
+  if (!facts.packages_absent_reason.empty()) j["packages"] = ordered_json{{"absent", facts.packages_absent_reason}};
+  else j["packages"] = ordered_json(facts.packages);
+  return j;
+}
+
+}  // namespace
+
+std::string facts_to_json(const NodeFacts& facts) { return node_json(facts).dump(2); }
+
+std::string facts_report_to_json(std::span<const NodeFactsOutcome> outcomes) {
+  ordered_json report;
+  report["format_version"] = k_facts_format_version;
+  report["nodes"] = ordered_json::array();
+  for (const auto& outcome : outcomes) {
+    if (outcome.facts) {
+      auto node = node_json(*outcome.facts);
+      node.erase("format_version");
+      report["nodes"].push_back(std::move(node));
+    } else {
+      report["nodes"].push_back(ordered_json{{"node", outcome.node}, {"error", outcome.error}});
+    }
+  }
+  return report.dump(2);
+}
+
+}  // namespace gpuctl::facts

@@ -1,0 +1,210 @@
+// The pure planner: what must change on a node for its program to hold, and why.
+#include <gpuctl/plan/plan.hpp>
+
+#include <gpuctl/util/diff.hpp>
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace gpuctl {
+namespace {
+
+std::string mode_text(std::uint32_t mode) { return fmt::format("{:04o}", mode); }
+
+std::vector<Change> file_changes(const ResolvedResource& resolved, const NodeState& state) {
+  const auto& f = resolved.resource.file;
+  const auto it = state.files.find(f.path);
+  const ObservedFile observed = it == state.files.end() ? ObservedFile{} : it->second;
+  Change change;
+  change.resource = resource_id(resolved.resource);
+  if (!observed.exists) {
+    change.action = Action::create;
+    change.summary = fmt::format("create {} ({} {}:{})", f.path, mode_text(f.mode), f.owner, f.group);
+    change.reason = "file does not exist";
+    if (!resolved.secret) change.diff = util::unified_diff("", resolved.content, "/dev/null", f.path);
+    return {change};
+  }
+  std::vector<std::string> differences;
+  if (observed.digest != resolved.content_digest) {
+    differences.push_back(resolved.secret ? "secret content differs" : "content differs");
+    if (!resolved.secret) change.diff = util::unified_diff(observed.content, resolved.content, f.path, f.path);
+  }
+  if (observed.mode != f.mode) differences.push_back(fmt::format("mode {} -> {}", mode_text(observed.mode), mode_text(f.mode)));
+  if (observed.owner != f.owner || observed.group != f.group)
+    differences.push_back(fmt::format("owner {}:{} -> {}:{}", observed.owner, observed.group, f.owner, f.group));
+  if (differences.empty()) return {};
+  change.action = Action::update;
+  change.summary = fmt::format("update {}", f.path);
+  for (std::size_t i = 0; i < differences.size(); ++i) change.reason += (i ? ", " : "") + differences[i];
+  return {change};
+}
+
+std::vector<Change> package_changes(const ResolvedResource& resolved, const NodeState& state) {
+  const auto& p = resolved.resource.package;
+  const auto it = state.packages.find(p.name);
+  const ObservedPackage observed = it == state.packages.end() ? ObservedPackage{} : it->second;
+  Change change;
+  change.resource = resource_id(resolved.resource);
+  const auto wanted = p.version.empty() ? std::string("latest") : p.version;
+  if (p.state == PackageState::absent) {
+    if (!observed.installed) return {};
+    change.action = Action::remove;
+    change.summary = fmt::format("remove {} ({})", p.name, observed.version);
+    change.reason = "package is installed";
+    return {change};
+  }
+  if (!observed.installed) {
+    change.action = Action::create;
+    change.summary = fmt::format("install {} (none -> {}){}", p.name, wanted, p.hold ? ", held" : "");
+    change.reason = "package is not installed";
+    return {change};
+  }
+  if (!p.version.empty() && !version_matches(observed.version, p.version)) {
+    change.action = Action::update;
+    change.summary = fmt::format("{} {} ({} -> {}){}", observed.version < p.version ? "upgrade" : "change", p.name,
+                                 observed.version, p.version, p.hold ? ", held" : "");
+    change.reason = "installed version differs from the inventory";
+    return {change};
+  }
+  if (p.hold && !observed.held) {
+    change.action = Action::update;
+    change.summary = fmt::format("hold {} at {}", p.name, observed.version);
+    change.reason = "package is not held against unattended upgrades";
+    return {change};
+  }
+  return {};
+}
+
+std::vector<Change> service_changes(const ResolvedResource& resolved, const NodeState& state) {
+  const auto& s = resolved.resource.service;
+  const auto it = state.services.find(s.name);
+  const ObservedService observed = it == state.services.end() ? ObservedService{} : it->second;
+  std::vector<std::string> actions;
+  if (s.enabled && *s.enabled != observed.enabled) actions.push_back(*s.enabled ? "enable" : "disable");
+  if (s.running && *s.running != observed.running) actions.push_back(*s.running ? "start" : "stop");
+  if (actions.empty()) return {};
+  Change change;
+  change.action = Action::update;
+  change.resource = resource_id(resolved.resource);
+  change.summary = fmt::format("{} service {}", actions.size() == 2 ? actions[0] + " and " + actions[1] : actions[0], s.name);
+  change.reason = observed.known ? fmt::format("service is {}, {}", observed.enabled ? "enabled" : "disabled",
+                                               observed.running ? "running" : "not running")
+                                 : "systemd did not report the service";
+  return {change};
+}
+
+std::vector<Change> command_changes(const ResolvedResource& resolved, const NodeState& state) {
+  const auto& c = resolved.resource.command;
+  const auto it = state.guards_done.find(c.run);
+  const bool guarded = !c.creates.empty() || !c.unless.empty();
+  if (guarded && it != state.guards_done.end() && it->second) return {};
+  Change change;
+  change.action = Action::run;
+  change.resource = resource_id(resolved.resource);
+  change.summary = fmt::format("run `{}`", c.run);
+  if (!c.reason.empty()) change.reason = c.reason;
+  else if (!c.creates.empty()) change.reason = fmt::format("{} does not exist", c.creates);
+  else if (!c.unless.empty()) change.reason = fmt::format("`{}` failed", c.unless);
+  else change.reason = "the command has no guard, so it always runs";
+  return {change};
+}
+
+}  // namespace
+
+std::string_view action_symbol(Action action) {
+  switch (action) {
+    case Action::create: return "+";
+    case Action::update: return "~";
+    case Action::remove: return "-";
+    case Action::run: return "»";
+    case Action::restart: return "↻";
+    case Action::reboot: return "↻";
+  }
+  return "?";
+}
+
+std::string_view action_name(Action action) {
+  switch (action) {
+    case Action::create: return "create";
+    case Action::update: return "update";
+    case Action::remove: return "remove";
+    case Action::run: return "run";
+    case Action::restart: return "restart";
+    case Action::reboot: return "reboot";
+  }
+  return "unknown";
+}
+
+bool version_matches(std::string_view installed, std::string_view wanted) {
+  if (installed == wanted) return true;
+  // Debian epochs ("1:550.127.08-1") and revisions are not part of the inventory's version.
+  if (const auto colon = installed.find(':'); colon != std::string_view::npos) installed.remove_prefix(colon + 1);
+  if (!installed.starts_with(wanted)) return false;
+  return installed.size() == wanted.size() || installed[wanted.size()] == '-';
+}
+
+bool Plan::has_changes() const {
+  return std::ranges::any_of(nodes, [](const NodePlan& n) { return !n.changes.empty(); });
+}
+
+bool Plan::has_errors() const {
+  return std::ranges::any_of(nodes, [](const NodePlan& n) { return n.status != NodePlanStatus::planned; });
+}
+
+NodePlan make_node_plan(const NodeProgram& program, const NodeState& state) {
+  NodePlan plan;
+  plan.node = program.node;
+  plan.state_fingerprint = state.fingerprint();
+  for (std::size_t s = 0; s < program.steps.size(); ++s) {
+    const auto& step = program.steps[s];
+    std::vector<std::string> notified;
+    bool changed = false;
+    for (std::size_t r = 0; r < step.resources.size(); ++r) {
+      const auto& resolved = step.resources[r];
+      std::vector<Change> changes;
+      switch (resolved.resource.kind) {
+        case ResourceKind::file: changes = file_changes(resolved, state); break;
+        case ResourceKind::package: changes = package_changes(resolved, state); break;
+        case ResourceKind::service: changes = service_changes(resolved, state); break;
+        case ResourceKind::command: changes = command_changes(resolved, state); break;
+      }
+      for (auto& change : changes) {
+        change.step = step.step->name;
+        change.step_index = s;
+        change.resource_index = r;
+        plan.changes.push_back(std::move(change));
+        changed = true;
+        for (const auto& handler : resolved.resource.notify)
+          if (std::ranges::find(notified, handler) == notified.end()) notified.push_back(handler);
+      }
+    }
+    for (const auto& name : notified) {
+      const auto* handler = step.playbook->find_handler(name);
+      Change change;
+      change.action = handler && !handler->service.empty() ? Action::restart : Action::run;
+      change.step = step.step->name;
+      change.step_index = s;
+      change.resource = "handler:" + name;
+      change.summary = handler && !handler->service.empty() ? fmt::format("restart service {}", handler->service)
+                                                            : fmt::format("run handler {}", name);
+      change.reason = "notified by a change in this step";
+      plan.changes.push_back(std::move(change));
+    }
+    const auto reboot_it = state.reboot_needed.find(step.step->name);
+    const bool guard_wants_reboot = reboot_it != state.reboot_needed.end() && reboot_it->second;
+    if (step.step->reboot == RebootPolicy::on_change && (changed || guard_wants_reboot)) {
+      Change change;
+      change.action = Action::reboot;
+      change.step = step.step->name;
+      change.step_index = s;
+      change.resource = "reboot";
+      change.summary = "reboot and wait for a new boot_id";
+      change.reason = changed ? "this step changed something that takes effect at boot"
+                              : fmt::format("`{}` failed", step.reboot_unless);
+      plan.changes.push_back(std::move(change));
+    }
+  }
+  return plan;
+}
+
+}  // namespace gpuctl

@@ -1,0 +1,122 @@
+#include <gpuctl/plan/program.hpp>
+
+#include <gpuctl/plan/secrets.hpp>
+#include <gpuctl/playbook/variables.hpp>
+#include <gpuctl/template/renderer.hpp>
+#include <gpuctl/util/sha256.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+
+namespace gpuctl {
+namespace {
+
+Error in_context(Error error, const Playbook& playbook, const Step& step, const Node& node, int line) {
+  if (error.where.file.empty()) {
+    error.where.file = playbook.path;
+    error.where.line = line;
+  }
+  error.where.node = node.name;
+  error.where.step = step.name;
+  return error;
+}
+
+// Substitutes every string field a resource has, in place.
+Result<void> substitute_resource(Resource& r, const Variables& vars) {
+  std::vector<std::string*> fields{&r.when, &r.file.path, &r.file.template_name, &r.file.source, &r.file.secret,
+                                   &r.file.owner, &r.file.group, &r.package.name, &r.package.version,
+                                   &r.service.name, &r.command.run, &r.command.creates, &r.command.unless,
+                                   &r.command.reason};
+  for (auto* field : fields) {
+    auto value = substitute(*field, vars);
+    if (!value) return std::unexpected(value.error());
+    *field = std::move(*value);
+  }
+  return {};
+}
+
+Result<std::string> read_local_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return fail(ErrorCode::not_found, fmt::format("cannot read source file '{}'", path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+Result<ResolvedResource> resolve_resource(const Resource& source, const Inventory& inventory, const Node& node,
+                                          const Variables& vars, const ProgramSources& sources) {
+  ResolvedResource resolved{source, {}, {}, false};
+  if (auto ok = substitute_resource(resolved.resource, vars); !ok) return std::unexpected(ok.error());
+  if (source.kind != ResourceKind::file) return resolved;
+  const auto& file = resolved.resource.file;
+  Result<std::string> content = std::string{};
+  if (!file.template_name.empty()) {
+    content = render_template_file(sources.templates_dir, file.template_name, inventory, node);
+  } else if (!file.source.empty()) {
+    content = read_local_file(file.source);
+  } else {
+    content = load_or_create_secret(sources.secrets_dir, file.secret);
+    resolved.secret = true;
+  }
+  if (!content) return std::unexpected(content.error());
+  resolved.content = std::move(*content);
+  resolved.content_digest = util::sha256_hex(resolved.content);
+  return resolved;
+}
+
+}  // namespace
+
+std::vector<std::string> NodeProgram::checks() const {
+  std::vector<std::string> names;
+  for (const auto& step : steps)
+    for (const auto& check : step.step->checks)
+      if (std::ranges::find(names, check) == names.end()) names.push_back(check);
+  return names;
+}
+
+Result<NodeProgram> resolve_program(const Inventory& inventory, const Node& node,
+                                    const std::vector<Playbook>& playbooks, const ProgramSources& sources) {
+  const auto vars = node_variables(inventory, node);
+  NodeProgram program{node.name, {}};
+  for (const auto& playbook : playbooks) {
+    for (const auto& step : playbook.steps) {
+      auto applies = evaluate_condition(step.when, vars);
+      if (!applies) return std::unexpected(in_context(applies.error(), playbook, step, node, step.line));
+      if (!*applies) continue;
+      ResolvedStep resolved{&step, &playbook, {}, {}};
+      auto reboot_unless = substitute(step.reboot_unless, vars);
+      if (!reboot_unless) return std::unexpected(in_context(reboot_unless.error(), playbook, step, node, step.line));
+      resolved.reboot_unless = std::move(*reboot_unless);
+      for (const auto& resource : step.resources) {
+        auto wanted = evaluate_condition(resource.when, vars);
+        if (!wanted) return std::unexpected(in_context(wanted.error(), playbook, step, node, resource.line));
+        if (!*wanted) continue;
+        auto r = resolve_resource(resource, inventory, node, vars, sources);
+        if (!r) return std::unexpected(in_context(r.error(), playbook, step, node, resource.line));
+        resolved.resources.push_back(std::move(*r));
+      }
+      program.steps.push_back(std::move(resolved));
+    }
+  }
+  return program;
+}
+
+std::string templates_digest(const std::string& templates_dir) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(templates_dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_regular_file()) files.push_back(it->path());
+  std::ranges::sort(files);
+  std::string combined;
+  for (const auto& file : files) {
+    auto content = read_local_file(file.string());
+    combined += fs::relative(file, templates_dir).string() + '\0' + util::sha256_hex(content.value_or("")) + '\n';
+  }
+  return util::sha256_hex(combined);
+}
+
+}  // namespace gpuctl

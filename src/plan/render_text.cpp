@@ -1,0 +1,104 @@
+#include <gpuctl/plan/render.hpp>
+
+#include <gpuctl/util/strings.hpp>
+
+#include <fmt/format.h>
+#include <map>
+
+namespace gpuctl {
+namespace {
+
+struct Palette {
+  bool on = false;
+  std::string paint(std::string_view text, std::string_view code) const {
+    return on ? fmt::format("\x1b[{}m{}\x1b[0m", code, text) : std::string(text);
+  }
+  std::string action(Action a, std::string_view text) const {
+    switch (a) {
+      case Action::create: return paint(text, "32");
+      case Action::update: return paint(text, "33");
+      case Action::remove: return paint(text, "31");
+      case Action::run: return paint(text, "36");
+      case Action::restart:
+      case Action::reboot: return paint(text, "35");
+    }
+    return std::string(text);
+  }
+  std::string diff_line(std::string_view line) const {
+    if (line.starts_with("+++") || line.starts_with("---")) return paint(line, "1");
+    if (line.starts_with('+')) return paint(line, "32");
+    if (line.starts_with('-')) return paint(line, "31");
+    if (line.starts_with("@@")) return paint(line, "36");
+    return std::string(line);
+  }
+};
+
+std::map<Action, int> count_actions(const Plan& plan) {
+  std::map<Action, int> counts;
+  for (const auto& node : plan.nodes)
+    for (const auto& change : node.changes) ++counts[change.action];
+  return counts;
+}
+
+std::string node_counts(const NodePlan& node) {
+  std::map<Action, int> counts;
+  for (const auto& change : node.changes) ++counts[change.action];
+  std::vector<std::string> parts;
+  for (const auto& [action, n] : counts) parts.push_back(fmt::format("{} {}", n, action_name(action)));
+  return util::join(parts, ", ");
+}
+
+}  // namespace
+
+std::string render_plan_summary(const Plan& plan) {
+  int with_changes = 0, unreachable = 0, failed = 0;
+  for (const auto& node : plan.nodes) {
+    if (!node.changes.empty()) ++with_changes;
+    if (node.status == NodePlanStatus::unreachable) ++unreachable;
+    if (node.status == NodePlanStatus::failed) ++failed;
+  }
+  const auto counts = count_actions(plan);
+  const auto count = [&](Action a) { const auto it = counts.find(a); return it == counts.end() ? 0 : it->second; };
+  std::string out = fmt::format("Plan: {} node{}, {} with changes", plan.nodes.size(), plan.nodes.size() == 1 ? "" : "s",
+                                with_changes);
+  if (with_changes > 0)
+    out += fmt::format(" ({} to create, {} to update, {} to remove, {} to run, {} restarts, {} reboots)",
+                       count(Action::create), count(Action::update), count(Action::remove), count(Action::run),
+                       count(Action::restart), count(Action::reboot));
+  if (unreachable) out += fmt::format("; {} unreachable", unreachable);
+  if (failed) out += fmt::format("; {} failed", failed);
+  return out + ".";
+}
+
+std::string render_plan_text(const Plan& plan, const TextOptions& options) {
+  const Palette palette{options.color == ColorMode::always};
+  std::string out;
+  for (const auto& node : plan.nodes) {
+    if (node.status != NodePlanStatus::planned) {
+      out += fmt::format("  {}  {}: {}\n", palette.paint(node.node, "1"),
+                         palette.paint(node.status == NodePlanStatus::unreachable ? "unreachable" : "failed", "31"),
+                         node.error);
+      continue;
+    }
+    if (node.changes.empty()) {
+      out += fmt::format("  {}  no changes\n", palette.paint(node.node, "1"));
+      continue;
+    }
+    out += fmt::format("  {}  ({})\n", palette.paint(node.node, "1"), node_counts(node));
+    std::string current_step;
+    for (const auto& change : node.changes) {
+      if (change.step != current_step) {
+        current_step = change.step;
+        out += fmt::format("    [{}]\n", current_step);
+      }
+      out += fmt::format("      {} {}\n", palette.action(change.action, action_symbol(change.action)), change.summary);
+      if (!change.reason.empty()) out += fmt::format("          {}\n", palette.paint(change.reason, "2"));
+      if (options.show_diffs && !change.diff.empty())
+        for (const auto& line : util::split_lines(change.diff)) out += "          " + palette.diff_line(line) + "\n";
+    }
+  }
+  out += "\n" + render_plan_summary(plan) + "\n";
+  return out;
+}
+
+}  // namespace gpuctl

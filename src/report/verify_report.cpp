@@ -1,0 +1,134 @@
+#include <gpuctl/report/reports.hpp>
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace gpuctl {
+namespace {
+
+std::string cell(CheckStatus status) {
+  switch (status) {
+    case CheckStatus::pass: return "PASS";
+    case CheckStatus::fail: return "FAIL";
+    case CheckStatus::error: return "ERR";
+    case CheckStatus::skipped: return "skip";
+  }
+  return "?";
+}
+
+std::vector<std::string> check_columns(const std::vector<NodeVerifyOutcome>& outcomes) {
+  std::vector<std::string> columns;
+  for (const auto& o : outcomes)
+    for (const auto& check : o.checks)
+      if (std::ranges::find(columns, check.name) == columns.end()) columns.push_back(check.name);
+  return columns;
+}
+
+std::string xml_escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        // XML 1.0 forbids most control characters, even escaped.
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r') out += '?';
+        else out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_verify_table(const std::vector<NodeVerifyOutcome>& outcomes) {
+  const auto columns = check_columns(outcomes);
+  std::size_t node_width = 4;
+  for (const auto& o : outcomes) node_width = std::max(node_width, o.outcome.node.size());
+  // Columns are numbered to keep the table narrow; the legend names them.
+  std::string out = fmt::format("{:<{}}", "node", node_width);
+  for (std::size_t c = 0; c < columns.size(); ++c) out += fmt::format(" {:>4}", fmt::format("c{}", c + 1));
+  out += "\n";
+  for (const auto& o : outcomes) {
+    out += fmt::format("{:<{}}", o.outcome.node, node_width);
+    if (o.outcome.status == exec::NodeStatus::unreachable || o.checks.empty()) {
+      out += fmt::format(" {}: {}\n", exec::to_string(o.outcome.status), o.outcome.reason);
+      continue;
+    }
+    for (const auto& column : columns) {
+      const auto it = std::ranges::find(o.checks, column, &CheckResult::name);
+      out += fmt::format(" {:>4}", it == o.checks.end() ? "-" : cell(it->status));
+    }
+    out += "\n";
+  }
+  out += "\n";
+  for (std::size_t c = 0; c < columns.size(); ++c) out += fmt::format("  c{} = {}\n", c + 1, columns[c]);
+  bool header = false;
+  for (const auto& o : outcomes)
+    for (const auto& check : o.checks) {
+      if (check.status == CheckStatus::pass) continue;
+      if (!header) {
+        out += "\nNot passing:\n";
+        header = true;
+      }
+      out += fmt::format("  {} {} {}: observed {}, expected {}{}\n", o.outcome.node, check.name, to_string(check.status),
+                         check.observed.empty() ? "-" : check.observed, check.expected.empty() ? "-" : check.expected,
+                         check.detail.empty() ? "" : " (" + check.detail + ")");
+    }
+  int passed = 0, total = 0;
+  for (const auto& o : outcomes) {
+    total += 1;
+    passed += o.outcome.status == exec::NodeStatus::ok;
+  }
+  out += fmt::format("\nVerify: {} of {} nodes pass every check.\n", passed, total);
+  return out;
+}
+
+std::string verify_to_json(const std::vector<NodeVerifyOutcome>& outcomes) {
+  nlohmann::json nodes = nlohmann::json::array();
+  for (const auto& o : outcomes) {
+    nlohmann::json checks = nlohmann::json::array();
+    for (const auto& c : o.checks)
+      checks.push_back({{"check", c.name}, {"status", to_string(c.status)}, {"observed", c.observed},
+                        {"expected", c.expected}, {"detail", c.detail}});
+    nodes.push_back({{"node", o.outcome.node}, {"status", exec::to_string(o.outcome.status)},
+                     {"reason", o.outcome.reason}, {"checks", checks}});
+  }
+  return nlohmann::json{{"format_version", 1}, {"nodes", nodes}}.dump(2) + "\n";
+}
+
+std::string verify_to_junit(const std::vector<NodeVerifyOutcome>& outcomes) {
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"gpuctl verify\">\n";
+  for (const auto& o : outcomes) {
+    int failures = 0, errors = 0, skipped = 0;
+    for (const auto& c : o.checks) {
+      failures += c.status == CheckStatus::fail;
+      errors += c.status == CheckStatus::error;
+      skipped += c.status == CheckStatus::skipped;
+    }
+    const bool unreachable = o.checks.empty();
+    out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\">\n",
+                       xml_escape(o.outcome.node), unreachable ? 1 : o.checks.size(), failures,
+                       unreachable ? 1 : errors, skipped);
+    if (unreachable)
+      out += fmt::format("    <testcase classname=\"{0}\" name=\"reachable\"><error message=\"{1}\"/></testcase>\n",
+                         xml_escape(o.outcome.node), xml_escape(o.outcome.reason));
+    for (const auto& c : o.checks) {
+      const auto message = xml_escape(fmt::format("observed {}, expected {}{}", c.observed, c.expected,
+                                                  c.detail.empty() ? "" : " (" + c.detail + ")"));
+      out += fmt::format("    <testcase classname=\"{}\" name=\"{}\">", xml_escape(o.outcome.node), xml_escape(c.name));
+      if (c.status == CheckStatus::fail) out += fmt::format("<failure message=\"{}\"/>", message);
+      if (c.status == CheckStatus::error) out += fmt::format("<error message=\"{}\"/>", message);
+      if (c.status == CheckStatus::skipped) out += fmt::format("<skipped message=\"{}\"/>", xml_escape(c.detail));
+      out += "</testcase>\n";
+    }
+    out += "  </testsuite>\n";
+  }
+  return out + "</testsuites>\n";
+}
+
+}  // namespace gpuctl

@@ -1,0 +1,291 @@
+// Builds the template context of one node from the resolved inventory (names documented in
+// include/gpuctl/template/context.hpp).
+#include <gpuctl/inventory/hostlist.hpp>
+#include <gpuctl/template/context.hpp>
+#include <gpuctl/util/strings.hpp>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace gpuctl {
+
+bool TemplateValue::is_falsy() const {
+  if (m_kind == Kind::boolean) return !m_bool;
+  if (m_kind == Kind::list) return m_list.empty();
+  return false;
+}
+
+const TemplateValue* TemplateValue::find(std::string_view key) const {
+  if (m_kind != Kind::object) return nullptr;
+  for (const auto& [name, value] : m_object)
+    if (name == key) return &value;
+  return nullptr;
+}
+
+TemplateValue& TemplateValue::operator[](std::string_view key) {
+  for (auto& [name, value] : m_object)
+    if (name == key) return value;
+  m_object.emplace_back(std::string(key), TemplateValue());
+  return m_object.back().second;
+}
+
+std::string url_host(std::string_view url) {
+  const auto scheme = url.find("://");
+  if (scheme == std::string_view::npos) return {};
+  auto rest = url.substr(scheme + 3);
+  rest = rest.substr(0, rest.find_first_of("/?#"));
+  if (const auto at = rest.rfind('@'); at != std::string_view::npos) rest = rest.substr(at + 1);
+  if (!rest.empty() && rest.front() == '[') return std::string(rest.substr(0, rest.find(']') + 1));
+  return std::string(rest.substr(0, rest.find(':')));
+}
+
+std::string cuda_key_path(const RepositorySettings& repository) {
+  const std::string& source = repository.key_file.empty() ? repository.key_url : repository.key_file;
+  const bool armored = source.ends_with(".asc") || source.ends_with(".pub");
+  return armored ? "/etc/apt/keyrings/gpuctl-cuda.asc" : "/etc/apt/keyrings/gpuctl-cuda.gpg";
+}
+
+namespace {
+
+constexpr std::string_view k_managed_by = "managed by gpuctl: local edits are overwritten on the next apply";
+// Node labels with this prefix become attributes of the node's slurm.conf NodeName line.
+constexpr std::string_view k_slurm_label_prefix = "slurm.";
+
+// Sets `key` only when `text` is non-empty, so templates fail loudly on absent values.
+void set_if(TemplateValue& object, std::string_view key, const std::string& text) {
+  if (!text.empty()) object[key] = text;
+}
+
+TemplateValue key_values(const std::map<std::string, std::string>& entries) {
+  auto list = TemplateValue::list();
+  for (const auto& [key, value] : entries) {
+    TemplateValue entry;
+    entry["key"] = key;
+    entry["value"] = value;
+    list.push_back(std::move(entry));
+  }
+  return list;
+}
+
+bool is_gpu_node(const Node& node) { return node.gpu.count > 0; }
+std::string gpu_type(const Node& node) { return util::to_lower(node.gpu.model); }
+
+std::string address_of(const Node& node) {
+  return node.connection.address.empty() ? node.name : node.connection.address;
+}
+
+// "/dev/nvidia0" or "/dev/nvidia[0-7]".
+std::string gpu_device_files(int count) {
+  if (count <= 1) return "/dev/nvidia0";
+  return "/dev/nvidia[0-" + std::to_string(count - 1) + "]";
+}
+
+std::map<std::string, std::string> slurm_node_options(const Node& node) {
+  std::map<std::string, std::string> options;
+  for (const auto& [key, value] : node.labels)
+    if (key.starts_with(k_slurm_label_prefix) && key.size() > k_slurm_label_prefix.size())
+      options[key.substr(k_slurm_label_prefix.size())] = value;
+  return options;
+}
+
+TemplateValue node_value(const Node& node) {
+  TemplateValue value;
+  value["name"] = node.name;
+  value["address"] = address_of(node);
+  set_if(value, "rack", node.rack);
+  auto groups = TemplateValue::list();
+  for (const auto& group : node.groups) {
+    TemplateValue entry;
+    entry["name"] = group;
+    groups.push_back(std::move(entry));
+  }
+  value["groups"] = std::move(groups);
+  value["is_gpu_node"] = is_gpu_node(node);
+  TemplateValue& gpu = value["gpu"];
+  set_if(gpu, "model", node.gpu.model);
+  set_if(gpu, "type", gpu_type(node));
+  gpu["count"] = node.gpu.count;
+  gpu["max_index"] = std::max(node.gpu.count - 1, 0);
+  gpu["has_power_watts"] = node.gpu.power_watts.has_value();
+  if (node.gpu.power_watts) gpu["power_watts"] = *node.gpu.power_watts;
+  auto hcas = TemplateValue::list();
+  for (const auto& hca : node.ib_hcas) {
+    TemplateValue entry;
+    entry["name"] = hca;
+    hcas.push_back(std::move(entry));
+  }
+  value["ib_hcas"] = std::move(hcas);
+  value["ib_hcas_csv"] = util::join(node.ib_hcas, ",");
+  TemplateValue& labels = value["labels"];
+  for (const auto& [key, text] : node.labels) labels[key] = text;
+  value["label_list"] = key_values(node.labels);
+  return value;
+}
+
+TemplateValue nvidia_value(const NvidiaSettings& nvidia) {
+  TemplateValue value;
+  set_if(value, "driver_branch", nvidia.driver_branch);
+  set_if(value, "driver_version", nvidia.driver_version);
+  set_if(value, "cuda_version", nvidia.cuda_version);
+  value["open_kernel_module"] = nvidia.open_kernel_module;
+  TemplateValue& repository = value["repository"];
+  set_if(repository, "url", nvidia.repository.url);
+  set_if(repository, "host", url_host(nvidia.repository.url));
+  set_if(repository, "key_url", nvidia.repository.key_url);
+  set_if(repository, "key_file", nvidia.repository.key_file);
+  if (!nvidia.repository.key_url.empty() || !nvidia.repository.key_file.empty())
+    repository["key_path"] = cuda_key_path(nvidia.repository);
+  repository["pin_priority"] = nvidia.repository.pin_priority;
+  return value;
+}
+
+// slurm.conf lines besides the nodes and partitions: GPU scheduling through cgroups. The
+// inventory's slurm.options override a default in place or add a line; Slurm would
+// otherwise see the same key twice.
+constexpr std::pair<std::string_view, std::string_view> k_slurm_defaults[] = {
+    {"AuthType", "auth/munge"},
+    {"SlurmUser", "slurm"},
+    {"GresTypes", "gpu"},
+    {"ProctrackType", "proctrack/cgroup"},
+    {"TaskPlugin", "task/cgroup,task/affinity"},
+    {"SelectType", "select/cons_tres"},
+    {"SelectTypeParameters", "CR_Core_Memory"},
+    {"ReturnToService", "2"},
+    {"StateSaveLocation", "/var/lib/slurm/slurmctld"},
+    {"SlurmdSpoolDir", "/var/lib/slurm/slurmd"},
+    {"SlurmctldPidFile", "/run/slurmctld.pid"},
+    {"SlurmdPidFile", "/run/slurmd.pid"},
+    {"SlurmctldLogFile", "/var/log/slurm/slurmctld.log"},
+    {"SlurmdLogFile", "/var/log/slurm/slurmd.log"},
+};
+
+TemplateValue slurm_settings(const std::map<std::string, std::string>& options) {
+  auto list = TemplateValue::list();
+  std::set<std::string> used;
+  const auto add = [&list](std::string key, std::string value) {
+    TemplateValue entry;
+    entry["key"] = std::move(key);
+    entry["value"] = std::move(value);
+    list.push_back(std::move(entry));
+  };
+  for (const auto& [key, fallback] : k_slurm_defaults) {
+    const auto it = options.find(std::string(key));
+    if (it != options.end()) used.insert(it->first);
+    add(std::string(key), it != options.end() ? it->second : std::string(fallback));
+  }
+  for (const auto& [key, value] : options)
+    if (!used.contains(key)) add(key, value);
+  return list;
+}
+
+// The nodes slurm.conf declares: every node of a partition, else every GPU node.
+std::vector<const Node*> slurm_compute_nodes(const Inventory& inventory) {
+  std::set<std::string> in_partition;
+  for (const auto& partition : inventory.cluster.slurm.partitions)
+    in_partition.insert(partition.node_names.begin(), partition.node_names.end());
+  std::vector<const Node*> nodes;
+  for (const auto& node : inventory.nodes)
+    if (in_partition.empty() ? is_gpu_node(node) : in_partition.contains(node.name)) nodes.push_back(&node);
+  return nodes;
+}
+
+// One entry per set of identical hardware, so slurm.conf and gres.conf stay one line per
+// hardware kind however many nodes there are. Ordered by the first node of each set.
+TemplateValue slurm_node_groups(const Inventory& inventory) {
+  using Key = std::tuple<std::string, int, std::map<std::string, std::string>>;
+  std::vector<std::pair<Key, std::vector<std::string>>> groups;
+  for (const Node* node : slurm_compute_nodes(inventory)) {
+    Key key{is_gpu_node(*node) ? gpu_type(*node) : "", node->gpu.count, slurm_node_options(*node)};
+    auto it = std::ranges::find(groups, key, &std::pair<Key, std::vector<std::string>>::first);
+    if (it == groups.end()) it = groups.insert(groups.end(), {key, {}});
+    it->second.push_back(node->name);
+  }
+  auto list = TemplateValue::list();
+  for (const auto& [key, names] : groups) {
+    const auto& [type, count, options] = key;
+    TemplateValue entry;
+    entry["nodes"] = hostlist::compress(names);
+    entry["has_gpus"] = count > 0;
+    if (count > 0) {
+      set_if(entry, "gpu_type", type);
+      entry["gpu_count"] = count;
+      entry["gpu_files"] = gpu_device_files(count);
+    }
+    entry["options"] = key_values(options);
+    list.push_back(std::move(entry));
+  }
+  return list;
+}
+
+TemplateValue slurm_value(const Inventory& inventory) {
+  const SlurmSettings& slurm = inventory.cluster.slurm;
+  TemplateValue value;
+  value["enabled"] = slurm.enabled;
+  set_if(value, "controller", slurm.controller);
+  // A linear search rather than Inventory::find_node keeps this file free of the loader.
+  const auto controller = std::ranges::find(inventory.nodes, slurm.controller, &Node::name);
+  if (controller != inventory.nodes.end()) value["controller_address"] = address_of(*controller);
+  set_if(value, "cluster_name", slurm.cluster_name.empty() ? inventory.cluster.name : slurm.cluster_name);
+  value["settings"] = slurm_settings(slurm.options);
+  value["node_groups"] = slurm_node_groups(inventory);
+  auto partitions = TemplateValue::list();
+  for (const auto& partition : slurm.partitions) {
+    TemplateValue entry;
+    entry["name"] = partition.name;
+    entry["nodes"] = hostlist::compress(partition.node_names);
+    entry["default"] = partition.is_default;
+    entry["options"] = key_values(partition.options);
+    partitions.push_back(std::move(entry));
+  }
+  value["partitions"] = std::move(partitions);
+  return value;
+}
+
+TemplateValue scrape_target(const Node& node, int port) {
+  TemplateValue entry;
+  entry["target"] = address_of(node) + ":" + std::to_string(port);
+  entry["node"] = node.name;
+  entry["has_rack"] = !node.rack.empty();
+  set_if(entry, "rack", node.rack);
+  return entry;
+}
+
+TemplateValue monitoring_value(const Inventory& inventory) {
+  const MonitoringSettings& monitoring = inventory.cluster.monitoring;
+  TemplateValue value;
+  set_if(value, "prometheus", monitoring.prometheus);
+  value["dcgm_exporter"] = monitoring.dcgm_exporter;
+  value["node_exporter"] = monitoring.node_exporter;
+  value["dcgm_exporter_port"] = monitoring.dcgm_exporter_port;
+  value["node_exporter_port"] = monitoring.node_exporter_port;
+  auto node_targets = TemplateValue::list();
+  auto dcgm_targets = TemplateValue::list();
+  for (const auto& node : inventory.nodes) {
+    if (monitoring.node_exporter) node_targets.push_back(scrape_target(node, monitoring.node_exporter_port));
+    if (monitoring.dcgm_exporter && is_gpu_node(node))
+      dcgm_targets.push_back(scrape_target(node, monitoring.dcgm_exporter_port));
+  }
+  value["node_exporter_targets"] = std::move(node_targets);
+  value["dcgm_exporter_targets"] = std::move(dcgm_targets);
+  return value;
+}
+
+}  // namespace
+
+TemplateValue build_template_context(const Inventory& inventory, const Node& node) {
+  TemplateValue context;
+  context["gpuctl"]["managed_by"] = std::string(k_managed_by);
+  TemplateValue& cluster = context["cluster"];
+  set_if(cluster, "name", inventory.cluster.name);
+  set_if(cluster, "os_family", inventory.cluster.os_family);
+  context["node"] = node_value(node);
+  context["nvidia"] = nvidia_value(inventory.cluster.nvidia);
+  context["nccl"] = key_values(inventory.cluster.nccl);
+  context["slurm"] = slurm_value(inventory);
+  context["monitoring"] = monitoring_value(inventory);
+  return context;
+}
+
+}  // namespace gpuctl

@@ -1,0 +1,118 @@
+// The Mustache adapter: the only file that includes kainjow/mustache.hpp. Templates are
+// checked against the context first (template_check.cpp: missing names become errors with a
+// line), then rendered by kainjow with HTML escaping turned off: these are config files.
+#include "template_check.hpp"
+
+#include <gpuctl/template/context.hpp>
+#include <gpuctl/template/renderer.hpp>
+
+#include <kainjow/mustache.hpp>
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace gpuctl {
+namespace {
+
+namespace mustache = kainjow::mustache;
+
+mustache::data to_mustache(const TemplateValue& value) {
+  switch (value.kind()) {
+    case TemplateValue::Kind::string: return mustache::data(value.as_string());
+    case TemplateValue::Kind::boolean: return mustache::data(value.as_bool());
+    case TemplateValue::Kind::list: {
+      mustache::list list;
+      for (const auto& item : value.as_list()) list.push_back(to_mustache(item));
+      return mustache::data(list);
+    }
+    case TemplateValue::Kind::object: break;
+  }
+  mustache::data object{mustache::data::type::object};
+  for (const auto& [key, member] : value.as_object()) object.set(key, to_mustache(member));
+  return object;
+}
+
+// Kainjow renders a name it cannot find as nothing. template_check catches that before
+// rendering; this context is the safety net should the two ever disagree on a lookup.
+class StrictContext : public mustache::context<std::string> {
+ public:
+  using mustache::context<std::string>::context;
+
+  const mustache::data* get(const std::string& name) const override {
+    const mustache::data* found = mustache::context<std::string>::get(name);
+    if (found == nullptr && m_missing.empty()) m_missing = name;
+    return found;
+  }
+  const mustache::data* get_partial(const std::string& name) const override {
+    if (m_missing.empty()) m_missing = ">" + name;
+    return nullptr;
+  }
+  const std::string& missing() const { return m_missing; }
+
+ private:
+  mutable std::string m_missing;
+};
+
+std::unexpected<Error> template_failure(const std::string& template_name, const Node& node, std::string message) {
+  return fail(ErrorCode::template_error, std::move(message), Location{template_name, 0, 0, node.name, ""});
+}
+
+}  // namespace
+
+Result<std::string> render_template_text(const std::string& template_text, const std::string& template_name,
+                                         const Inventory& inventory, const Node& node) {
+  const TemplateValue context = build_template_context(inventory, node);
+  if (auto checked = detail::check_template(template_text, template_name, context); !checked) {
+    Error error = checked.error();
+    error.where.node = node.name;
+    return std::unexpected(std::move(error));
+  }
+  try {
+    mustache::mustache renderer{template_text};
+    if (!renderer.is_valid()) return template_failure(template_name, node, renderer.error_message());
+    renderer.set_custom_escape([](const std::string& text) { return text; });
+    const mustache::data data = to_mustache(context);
+    StrictContext strict{&data};
+    std::string output = renderer.render(strict);
+    if (!renderer.is_valid()) return template_failure(template_name, node, renderer.error_message());
+    if (!strict.missing().empty())
+      return template_failure(template_name, node, fmt::format("missing variable '{}'", strict.missing()));
+    return output;
+  } catch (const std::exception& e) {
+    return template_failure(template_name, node, fmt::format("rendering failed: {}", e.what()));
+  }
+}
+
+Result<std::string> render_template_file(const std::string& templates_dir, const std::string& template_name,
+                                         const Inventory& inventory, const Node& node) {
+  const std::filesystem::path path = std::filesystem::path(templates_dir) / template_name;
+  std::ifstream file(path, std::ios::binary);
+  if (!file)
+    return fail(ErrorCode::not_found, fmt::format("cannot read template {}", path.string()), Location{path.string(), 0, 0, "", ""},
+                "set GPUCTL_TEMPLATES_DIR to the directory holding gpuctl's templates");
+  std::ostringstream text;
+  text << file.rdbuf();
+  if (file.bad()) return fail(ErrorCode::io, fmt::format("error reading template {}", path.string()));
+  return render_template_text(text.str(), template_name, inventory, node);
+}
+
+std::string default_templates_dir() {
+  namespace fs = std::filesystem;
+  if (const char* env = std::getenv("GPUCTL_TEMPLATES_DIR"); env != nullptr && *env != '\0') return env;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path installed = exe.parent_path().parent_path() / "share" / "gpuctl" / "templates";
+    if (fs::is_directory(installed, ec)) return installed.string();
+  }
+  const fs::path data_dir = fs::path(GPUCTL_DATA_DIR) / "templates";
+  if (fs::is_directory(data_dir, ec)) return data_dir.string();
+  return (fs::path(GPUCTL_SOURCE_DIR) / "templates").string();
+}
+
+}  // namespace gpuctl

@@ -1,0 +1,236 @@
+#include <gpuctl/verify/checks.hpp>
+
+#include <gpuctl/plan/plan.hpp>
+#include <gpuctl/util/strings.hpp>
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <functional>
+#include <map>
+
+namespace gpuctl {
+namespace {
+
+using CheckFunction = std::function<CheckResult(const CheckInput&)>;
+
+CheckResult pass(std::string observed, std::string expected) {
+  return {{}, CheckStatus::pass, std::move(observed), std::move(expected), {}};
+}
+CheckResult failed(std::string observed, std::string expected, std::string detail = {}) {
+  return {{}, CheckStatus::fail, std::move(observed), std::move(expected), std::move(detail)};
+}
+CheckResult cannot_run(std::string why) { return {{}, CheckStatus::error, {}, {}, std::move(why)}; }
+
+template <typename T>
+std::string absent_reason(const Fact<T>& fact, std::string_view what) {
+  return fmt::format("{} unknown: {}", what, fact.absent_reason.empty() ? "not gathered" : fact.absent_reason);
+}
+
+bool module_loaded(const NodeFacts& facts, std::string_view name) {
+  return std::ranges::find(*facts.loaded_modules.value, name) != facts.loaded_modules.value->end();
+}
+
+// For per-GPU checks: collects the GPUs that break `bad` into one failure naming each.
+CheckResult per_gpu(const CheckInput& in, std::string expected,
+                    const std::function<std::optional<std::string>(const GpuInfo&, std::string&)>& bad) {
+  const auto& gpus = in.state.facts.gpus;
+  if (!gpus.present()) return cannot_run(absent_reason(gpus, "GPUs"));
+  if (gpus.value->empty()) return cannot_run("nvidia-smi lists no GPUs");
+  std::vector<std::string> problems;
+  std::vector<std::string> unknown;
+  for (const auto& gpu : *gpus.value) {
+    std::string missing;
+    if (auto problem = bad(gpu, missing)) problems.push_back(fmt::format("GPU {} ({}): {}", gpu.index, gpu.serial, *problem));
+    if (!missing.empty()) unknown.push_back(fmt::format("GPU {}: {}", gpu.index, missing));
+  }
+  if (!problems.empty()) return failed(util::join(problems, "; "), expected);
+  if (!unknown.empty()) return cannot_run(util::join(unknown, "; "));
+  return pass(fmt::format("all {} GPUs", gpus.value->size()), expected);
+}
+
+CheckResult service_active(const CheckInput& in, const std::string& service) {
+  const auto it = in.state.services.find(service);
+  if (it == in.state.services.end() || !it->second.known) return cannot_run(fmt::format("systemd did not report {}", service));
+  if (!it->second.running) return failed(fmt::format("{} not running", service), "running");
+  return pass("running", "running");
+}
+
+const std::map<std::string, CheckFunction>& registry() {
+  static const std::map<std::string, CheckFunction> checks{
+      {"nouveau_not_loaded",
+       [](const CheckInput& in) {
+         const auto& modules = in.state.facts.loaded_modules;
+         if (!modules.present()) return cannot_run(absent_reason(modules, "loaded modules"));
+         return module_loaded(in.state.facts, "nouveau") ? failed("nouveau loaded", "not loaded",
+                                                                 "blacklist it and rebuild the initramfs, then reboot")
+                                                         : pass("not loaded", "not loaded");
+       }},
+      {"nvidia_loaded",
+       [](const CheckInput& in) {
+         const auto& modules = in.state.facts.loaded_modules;
+         if (!modules.present()) return cannot_run(absent_reason(modules, "loaded modules"));
+         return module_loaded(in.state.facts, "nvidia") ? pass("loaded", "loaded") : failed("not loaded", "loaded");
+       }},
+      {"driver_version",
+       [](const CheckInput& in) {
+         const auto& wanted = in.inventory.cluster.nvidia.driver_version;
+         const auto& loaded = in.state.facts.driver_version;
+         if (!loaded.present()) return cannot_run(absent_reason(loaded, "loaded driver"));
+         const auto package = "nvidia-driver-" + in.inventory.cluster.nvidia.driver_branch;
+         const auto it = in.state.packages.find(package);
+         const std::string installed = it != in.state.packages.end() && it->second.installed ? it->second.version : "";
+         const auto observed = fmt::format("loaded {}, package {}", *loaded.value, installed.empty() ? "not installed" : installed);
+         if (*loaded.value != wanted) return failed(observed, wanted, "the loaded module differs from the inventory");
+         if (!installed.empty() && !version_matches(installed, wanted))
+           return failed(observed, wanted, "the installed package differs from the loaded module: reboot");
+         return pass(observed, wanted);
+       }},
+      {"gpu_count",
+       [](const CheckInput& in) {
+         const auto& gpus = in.state.facts.gpus;
+         if (!gpus.present()) return cannot_run(absent_reason(gpus, "GPUs"));
+         const auto expected = std::to_string(in.node.gpu.count);
+         const auto observed = std::to_string(gpus.value->size());
+         return observed == expected ? pass(observed, expected) : failed(observed, expected, "a GPU may have fallen off the bus");
+       }},
+      {"gpu_model",
+       [](const CheckInput& in) {
+         const auto model = util::to_lower(in.node.gpu.model);
+         return per_gpu(in, in.node.gpu.model, [&](const GpuInfo& gpu, std::string&) -> std::optional<std::string> {
+           if (util::to_lower(gpu.name).find(model) == std::string::npos) return gpu.name;
+           return std::nullopt;
+         });
+       }},
+      {"ecc_errors",
+       [](const CheckInput& in) {
+         return per_gpu(in, "ECC on, 0 uncorrectable volatile errors",
+                        [](const GpuInfo& gpu, std::string& missing) -> std::optional<std::string> {
+                          if (gpu.ecc_enabled && !*gpu.ecc_enabled) return "ECC disabled";
+                          if (!gpu.ecc_volatile_uncorrected) missing = "uncorrectable ECC count not reported";
+                          else if (*gpu.ecc_volatile_uncorrected > 0)
+                            return fmt::format("{} uncorrectable volatile ECC errors", *gpu.ecc_volatile_uncorrected);
+                          return std::nullopt;
+                        });
+       }},
+      {"row_remap",
+       [](const CheckInput& in) {
+         return per_gpu(in, "no pending retired pages or row remaps, no remap failure",
+                        [](const GpuInfo& gpu, std::string& missing) -> std::optional<std::string> {
+                          if (gpu.remapped_rows_failure.value_or(false)) return "row remapping failed: replace the GPU";
+                          if (gpu.remapped_rows_pending.value_or(false)) return "row remap pending: reset the GPU or reboot";
+                          if (gpu.retired_pages_pending.value_or(0) > 0) return "retired pages pending: reboot";
+                          // Hopper reports remapped rows; older GPUs retired pages. One of them must be known.
+                          if (!gpu.remapped_rows_pending && !gpu.retired_pages_pending) missing = "neither remapped rows nor retired pages reported";
+                          return std::nullopt;
+                        });
+       }},
+      {"pcie_link",
+       [](const CheckInput& in) {
+         // Only the width: idle GPUs lower their PCIe generation to save power.
+         return per_gpu(in, "link width at its maximum", [](const GpuInfo& gpu, std::string& missing) -> std::optional<std::string> {
+           if (!gpu.pcie_width_current || !gpu.pcie_width_max) missing = "PCIe width not reported";
+           else if (*gpu.pcie_width_current < *gpu.pcie_width_max)
+             return fmt::format("x{} of x{}", *gpu.pcie_width_current, *gpu.pcie_width_max);
+           return std::nullopt;
+         });
+       }},
+      {"persistence_mode",
+       [](const CheckInput& in) {
+         return per_gpu(in, "persistence mode on", [](const GpuInfo& gpu, std::string& missing) -> std::optional<std::string> {
+           if (!gpu.persistence_mode) missing = "persistence mode not reported";
+           else if (!*gpu.persistence_mode) return "persistence mode off";
+           return std::nullopt;
+         });
+       }},
+      {"cuda_version",
+       [](const CheckInput& in) {
+         const auto& cuda = in.state.facts.cuda_version;
+         const auto& wanted = in.inventory.cluster.nvidia.cuda_version;
+         if (!cuda.present()) return cannot_run(absent_reason(cuda, "CUDA toolkit"));
+         return cuda.value->starts_with(wanted) ? pass(*cuda.value, wanted) : failed(*cuda.value, wanted);
+       }},
+      {"nccl_present",
+       [](const CheckInput& in) {
+         const auto& nccl = in.state.facts.nccl_version;
+         if (!nccl.present()) return failed("absent", "installed", nccl.absent_reason);
+         return pass(*nccl.value, "installed");
+       }},
+      {"nccl_conf",
+       [](const CheckInput& in) -> CheckResult {
+         for (const auto& step : in.program.steps)
+           for (const auto& resource : step.resources)
+             if (resource.resource.kind == ResourceKind::file && resource.resource.file.path == "/etc/nccl.conf") {
+               const auto it = in.state.files.find("/etc/nccl.conf");
+               if (it == in.state.files.end()) return cannot_run("/etc/nccl.conf was not read");
+               if (!it->second.exists) return failed("missing", "rendered from the inventory");
+               return it->second.digest == resource.content_digest
+                          ? pass("matches the inventory", "rendered from the inventory")
+                          : failed("differs", "rendered from the inventory", "run gpuctl plan to see the diff");
+             }
+         return cannot_run("the program manages no /etc/nccl.conf");
+       }},
+      {"slurmd_active", [](const CheckInput& in) { return service_active(in, "slurmd"); }},
+      {"slurmctld_active", [](const CheckInput& in) { return service_active(in, "slurmctld"); }},
+      {"prometheus_active", [](const CheckInput& in) { return service_active(in, "prometheus"); }},
+      {"exporters_active",
+       [](const CheckInput& in) -> CheckResult {
+         std::vector<std::string> services;
+         if (in.inventory.cluster.monitoring.dcgm_exporter) services.push_back("dcgm-exporter");
+         if (in.inventory.cluster.monitoring.node_exporter) services.push_back("prometheus-node-exporter");
+         if (services.empty()) return {{}, CheckStatus::skipped, {}, {}, "monitoring disabled in the inventory"};
+         for (const auto& service : services) {
+           auto result = service_active(in, service);
+           if (result.status != CheckStatus::pass) return result;
+         }
+         return pass(util::join(services, ", ") + " running", "running");
+       }},
+  };
+  return checks;
+}
+
+}  // namespace
+
+std::string_view to_string(CheckStatus status) {
+  switch (status) {
+    case CheckStatus::pass: return "pass";
+    case CheckStatus::fail: return "fail";
+    case CheckStatus::error: return "error";
+    case CheckStatus::skipped: return "skipped";
+  }
+  return "error";
+}
+
+const std::vector<CheckInfo>& known_checks() {
+  static const std::vector<CheckInfo> info{
+      {"nouveau_not_loaded", "the nouveau module is not loaded"},
+      {"nvidia_loaded", "the nvidia module is loaded"},
+      {"driver_version", "loaded driver = installed package = inventory"},
+      {"gpu_count", "nvidia-smi sees the inventory's GPU count"},
+      {"gpu_model", "every GPU is the inventory's model"},
+      {"ecc_errors", "ECC on and no uncorrectable volatile errors"},
+      {"row_remap", "no pending retired pages / row remaps, no remap failure"},
+      {"pcie_link", "PCIe link at its maximum width"},
+      {"persistence_mode", "persistence mode on"},
+      {"cuda_version", "CUDA toolkit of the inventory's version"},
+      {"nccl_present", "NCCL installed"},
+      {"nccl_conf", "/etc/nccl.conf matches the inventory"},
+      {"slurmd_active", "slurmd running"},
+      {"slurmctld_active", "slurmctld running"},
+      {"prometheus_active", "Prometheus running"},
+      {"exporters_active", "dcgm-exporter and node-exporter running"},
+  };
+  return info;
+}
+
+std::vector<CheckResult> run_checks(const std::vector<std::string>& names, const CheckInput& input) {
+  std::vector<CheckResult> results;
+  for (const auto& name : names) {
+    const auto it = registry().find(name);
+    CheckResult result = it == registry().end() ? cannot_run(fmt::format("unknown check '{}'", name)) : it->second(input);
+    result.name = name;
+    results.push_back(std::move(result));
+  }
+  return results;
+}
+
+}  // namespace gpuctl

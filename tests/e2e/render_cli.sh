@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# `gpuctl render` end to end: the real binary renders the example inventory into per-node
+# trees equal to the unit tests' goldens; errors exit non-zero and write nothing.
+set -euo pipefail
+: "${GPUCTL:?set by ctest}" "${GPUCTL_SOURCE_DIR:?set by ctest}"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+example=$GPUCTL_SOURCE_DIR/docs/examples/cluster.yaml
+golden=$GPUCTL_SOURCE_DIR/tests/data/golden
+
+"$GPUCTL" render "$example" --out "$work/out"
+for node in head01 gpu01; do diff -r "$golden/$node" "$work/out/$node"; done
+for n in 2 3 4 5 6 7 8; do diff -r "$work/out/gpu01" "$work/out/gpu0$n"; done
+
+# Printing: one header per file; --node restricts to one host.
+"$GPUCTL" render "$example" --node head01 > "$work/head.txt"
+grep -q '^==> head01:/etc/slurm/slurm.conf (slurm.conf.mustache, 0644)$' "$work/head.txt"
+! grep -q '^==> gpu' "$work/head.txt"
+
+# A template naming a missing variable: exit 1, the message names template, line and node,
+# and the previous tree is left exactly as it was.
+cp -r "$GPUCTL_SOURCE_DIR/templates" "$work/templates"
+printf '# ok\nNCCL_X={{node.colour}}\n' > "$work/templates/nccl.conf.mustache"
+cp -r "$work/out" "$work/before"
+set +e
+"$GPUCTL" render "$example" --templates "$work/templates" --out "$work/out" 2> "$work/err.txt"
+rc=$?
+set -e
+[[ $rc == 1 ]] || { echo "expected exit 1 on a template error, got $rc"; exit 1; }
+grep -q "nccl.conf.mustache:2: gpu01: missing variable 'node.colour'" "$work/err.txt" || { cat "$work/err.txt"; exit 1; }
+diff -r "$work/before" "$work/out"
+
+# An invalid inventory is a usage error (2); an unknown --node too.
+printf 'cluster: {name: x}\nhots: {}\n' > "$work/bad.yaml"
+set +e
+"$GPUCTL" render "$work/bad.yaml" > /dev/null 2>&1; rc_bad=$?
+"$GPUCTL" render "$example" --node gpu1 > /dev/null 2> "$work/node.txt"; rc_node=$?
+set -e
+[[ $rc_bad == 2 ]] || { echo "expected exit 2 on an invalid inventory, got $rc_bad"; exit 1; }
+[[ $rc_node == 2 ]] || { echo "expected exit 2 on an unknown --node, got $rc_node"; exit 1; }
+grep -q "did you mean 'gpu01'" "$work/node.txt"
+echo "render_cli: ok"

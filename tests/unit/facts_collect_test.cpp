@@ -1,0 +1,231 @@
+// collect_facts over a FakeTransport answering the batch with text assembled from the real
+// H200 capture, and the batch script itself run by this host's /bin/sh.
+#include <gpuctl/facts/collect.hpp>
+#include <gpuctl/facts/parsers.hpp>
+
+#include "fake_transport.hpp"
+#include "probe_capture.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <unistd.h>
+
+using namespace gpuctl;
+using namespace gpuctl::facts;
+using gpuctl::testing::FakeTransport;
+using gpuctl::testing::h200_probe;
+
+namespace {
+
+constexpr std::string_view k_nonce = "test0nonce";
+
+// Formats probe outputs exactly as the batch script prints them.
+std::string batch_output(const std::map<std::string, ProbeOutput>& probes) {
+  std::string text = "Welcome to node01 (a login banner the splitter must ignore)\n";
+  const std::string m = "@@gpuctl-" + std::string(k_nonce);
+  for (const auto& [name, p] : probes) {
+    auto err = p.err;
+    while (!err.empty() && err.back() == '\n') err.pop_back();  // $(...) strips trailing newlines
+    text += m + " begin " + name + "\n" + p.out + "\n" + m + " end " + name + " rc=" + std::to_string(p.exit_code) +
+            "\n" + err + "\n" + m + " stderr-end " + name + "\n";
+  }
+  return text;
+}
+
+const std::string k_modules =
+    "nvidia_uvm 2076672 0 - Live 0x0000000000000000 (OE)\n"
+    "nvidia 104067072 2 nvidia_uvm, Live 0x0000000000000000 (OE)\n"
+    "overlay 212992 0 - Live 0x0000000000000000\n";
+
+// A healthy H200 node: every probe's text from the real capture where it has one.
+std::map<std::string, ProbeOutput> h200_probes() {
+  const auto csv = h200_probe(
+      "nvidia-smi --query-gpu=index,name,uuid,serial,pci.bus_id,driver_version,vbios_version,memory.total,"
+      "memory.used,persistence_mode,ecc.mode.current,ecc.errors.corrected.volatile.total,"
+      "ecc.errors.uncorrected.volatile.total,ecc.errors.uncorrected.aggregate.total,retired_pages.pending,"
+      "remapped_rows.pending,remapped_rows.failure,temperature.gpu,power.draw,power.limit,clocks.sm,"
+      "clocks.max.sm,pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max,"
+      "compute_mode,mig.mode.current,gpu_bus_id --format=csv");
+  const auto q = h200_probe("nvidia-smi -q -d ECC,PERFORMANCE,POWER,TEMPERATURE,CLOCK,PAGE_RETIREMENT,ROW_REMAPPER");
+  return {
+      {"os_release", {0, h200_probe("cat /etc/os-release").output, ""}},
+      {"kernel", {0, "6.18.44-fc-v973-gpu\n", ""}},
+      {"boot_id", {0, "0b5c8d1e-2f3a-4b6c-9d7e-8f9a0b1c2d3e\n", ""}},
+      {"uptime", {0, "350735.47 234388.90\n", ""}},
+      {"modules", {0, k_modules, ""}},
+      {"driver", {0, h200_probe("cat /proc/driver/nvidia/version").output, ""}},
+      {"nvcc", {0, h200_probe("nvcc --version").output, ""}},
+      {"packages", {1, "linux-image-6.8.0-45-generic\t6.8.0-45.45\tinstall ok installed\n",
+                    "dpkg-query: no packages found matching slurm*\n"}},
+      {"nccl_libraries", {0, "/usr/lib/x86_64-linux-gnu/libnccl.so.2.28.9\n", ""}},
+      {"gpus", {csv.exit_code, csv.output, ""}},
+      {"remapped_rows", {q.exit_code, q.output, ""}},
+  };
+}
+
+Result<NodeFacts> collect_from(const std::map<std::string, ProbeOutput>& probes, FakeTransport& node) {
+  node.on_command("@@gpuctl-" + std::string(k_nonce), CommandResult{0, batch_output(probes), "", {}});
+  CollectOptions options;
+  options.marker_nonce = std::string(k_nonce);
+  return collect_facts(node, options);
+}
+
+}  // namespace
+
+TEST(CollectFacts, GathersEveryFactOfARealH200NodeInOneRoundTrip) {
+  FakeTransport node("gpu01");
+  const auto facts = collect_from(h200_probes(), node);
+  ASSERT_TRUE(facts) << facts.error().to_string();
+  EXPECT_EQ(node.commands.size(), 1u) << "all probes must go in one batch";
+  EXPECT_EQ(facts->node, "gpu01");
+  ASSERT_TRUE(facts->os.present());
+  EXPECT_EQ(facts->os.value->id, "ubuntu");
+  EXPECT_EQ(facts->kernel.value, "6.18.44-fc-v973-gpu");
+  EXPECT_EQ(facts->boot_id.value, "0b5c8d1e-2f3a-4b6c-9d7e-8f9a0b1c2d3e");
+  EXPECT_EQ(facts->uptime_s.value, 350735.47);
+  EXPECT_TRUE(facts->module_loaded("nvidia"));
+  EXPECT_FALSE(facts->module_loaded("nouveau"));
+  EXPECT_EQ(facts->driver_version.value, "580.159.04");
+  EXPECT_EQ(facts->driver_open_kernel_module.value, true);
+  EXPECT_EQ(facts->cuda_version.value, "13.0.88");
+  EXPECT_EQ(facts->nccl_version.value, "2.28.9");
+  EXPECT_EQ(facts->packages.at("linux-image-6.8.0-45-generic"), "6.8.0-45.45");
+  EXPECT_TRUE(facts->packages_absent_reason.empty());
+  ASSERT_TRUE(facts->gpus.present()) << facts->gpus.absent_reason;
+  ASSERT_EQ(facts->gpus.value->size(), 1u);
+  EXPECT_EQ(facts->gpus.value->front().uuid, "GPU-45bfc1e6-e3e5-f4f6-384a-7c4dcf4496d4");
+  EXPECT_EQ(facts->gpus.value->front().remapped_rows_pending, false);
+}
+
+TEST(CollectFacts, NodeWithoutDriverOrToolsGivesAbsentFactsWithReasons) {
+  auto probes = h200_probes();
+  probes["driver"] = {1, "", "cat: /proc/driver/nvidia/version: No such file or directory\n"};
+  probes["gpus"] = {127, "", "nvidia-smi: command not found\n"};
+  probes["remapped_rows"] = {125, "", "skipped: the GPU query failed\n"};
+  probes["nvcc"] = {127, "", "nvcc: command not found\n"};
+  probes["packages"] = {127, "", "dpkg-query: command not found\n"};
+  probes["nccl_libraries"] = {0, "", ""};
+  probes["modules"] = {0, "overlay 212992 0 - Live 0x0000000000000000\n", ""};
+  FakeTransport node;
+  const auto facts = collect_from(probes, node);
+  ASSERT_TRUE(facts) << facts.error().to_string();
+  EXPECT_TRUE(facts->os.present()) << "the facts that could be gathered still are";
+  EXPECT_FALSE(facts->driver_version.present());
+  EXPECT_NE(facts->driver_version.absent_reason.find("no NVIDIA kernel module is loaded"), std::string::npos);
+  EXPECT_FALSE(facts->gpus.present());
+  EXPECT_NE(facts->gpus.absent_reason.find("command not found"), std::string::npos);
+  EXPECT_FALSE(facts->cuda_version.present());
+  EXPECT_NE(facts->cuda_version.absent_reason.find("nvcc: command not found"), std::string::npos);
+  EXPECT_FALSE(facts->nccl_version.present());
+  EXPECT_NE(facts->nccl_version.absent_reason.find("NCCL not found"), std::string::npos);
+  EXPECT_TRUE(facts->packages.empty());
+  EXPECT_NE(facts->packages_absent_reason.find("dpkg-query: command not found"), std::string::npos);
+  EXPECT_FALSE(facts->module_loaded("nvidia"));
+}
+
+TEST(CollectFacts, DriverNotLoadedOrMismatchedMakesGpusAbsentWithNvidiaSmisReason) {
+  const std::vector<std::pair<ProbeOutput, std::string>> cases{
+      {{9, "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the "
+           "latest NVIDIA driver is installed and running.\n\n", ""},
+       "NVIDIA driver is not loaded"},
+      {{18, "Failed to initialize NVML: Driver/library version mismatch\nNVML library version: 580.159\n", ""},
+       "differ (reboot or reload the module)"},
+      {{124, "", ""}, "timed out"},
+      {{0, "index, name\n0, NVIDIA H200, junk\n", ""}, "unexpected output"},
+  };
+  for (const auto& [gpus, expected] : cases) {
+    auto probes = h200_probes();
+    probes["gpus"] = gpus;
+    FakeTransport node;
+    const auto facts = collect_from(probes, node);
+    ASSERT_TRUE(facts);
+    EXPECT_FALSE(facts->gpus.present());
+    EXPECT_NE(facts->gpus.absent_reason.find(expected), std::string::npos) << facts->gpus.absent_reason;
+  }
+}
+
+TEST(CollectFacts, NccLComesFromThePackageBeforeTheLibraryFileName) {
+  auto probes = h200_probes();
+  probes["packages"] = {0, "libnccl2\t2.21.5-1+cuda12.4\tinstall ok installed\n", ""};
+  FakeTransport node;
+  EXPECT_EQ(collect_from(probes, node)->nccl_version.value, "2.21.5");
+}
+
+TEST(CollectFacts, MissingProbeIsAbsentNotDefaulted) {
+  auto probes = h200_probes();
+  probes.erase("kernel");
+  FakeTransport node;
+  const auto facts = collect_from(probes, node);
+  ASSERT_TRUE(facts);
+  EXPECT_FALSE(facts->kernel.present());
+  EXPECT_NE(facts->kernel.absent_reason.find("missing from the batch"), std::string::npos);
+}
+
+TEST(CollectFacts, TransportErrorIsAnError) {
+  FakeTransport node;
+  node.fail_commands_with(Error{ErrorCode::transport, "connection refused", {}, {}});
+  const auto facts = collect_facts(node);
+  ASSERT_FALSE(facts);
+  EXPECT_EQ(facts.error().code, ErrorCode::transport);
+}
+
+TEST(CollectFacts, OutputWithoutMarkersOrCutOffIsAParseError) {
+  FakeTransport node;
+  node.on_command("@@gpuctl-", CommandResult{1, "", "fish: Unknown command: probe\n", {}});
+  const auto none = collect_facts(node);
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().code, ErrorCode::parse);
+  EXPECT_NE(none.error().message.find("fish: Unknown command"), std::string::npos);
+
+  const auto full = batch_output(h200_probes());
+  const auto cut = split_probe_output(full.substr(0, full.size() / 2), k_nonce);
+  ASSERT_FALSE(cut);
+  EXPECT_NE(cut.error().message.find("cut off"), std::string::npos);
+}
+
+TEST(ProbeScript, AvoidsToolsUbuntu2404Lacks) {
+  const auto script = build_probe_script("n");
+  EXPECT_EQ(script.find("lsmod"), std::string::npos);
+  EXPECT_EQ(script.find("systemctl"), std::string::npos);
+  EXPECT_NE(script.find(gpu_query_command()), std::string::npos);
+  EXPECT_NE(script.find("'libnccl*'"), std::string::npos);
+}
+
+// The real script under this host's /bin/sh (dash on Debian): every probe reports, even with
+// tools missing, and the local facts are consistent with the host. Reads /proc only.
+TEST(ProbeScript, RunsUnderThisHostsShellWithToolsMissing) {
+  char path[] = "/tmp/gpuctl-probe-XXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  std::ofstream(path) << build_probe_script("local1");
+  // A PATH without nvidia-smi or nvcc, whatever this host has installed.
+  const std::string command = std::string("env PATH=/usr/bin:/bin /bin/sh ") + path + " 2>&1";
+  std::string output;
+  if (FILE* pipe = popen(command.c_str(), "r")) {
+    char buffer[4096];
+    while (const auto n = fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+    pclose(pipe);
+  }
+  unlink(path);
+  const auto probes = split_probe_output(output, "local1");
+  ASSERT_TRUE(probes) << probes.error().to_string() << "\n" << output;
+  for (const auto& name : probe_names()) EXPECT_TRUE(probes->contains(name)) << name << "\n" << output;
+  const auto facts = facts_from_probes("local", *probes);
+  EXPECT_TRUE(facts.kernel.present()) << facts.kernel.absent_reason;
+  EXPECT_TRUE(facts.boot_id.present()) << facts.boot_id.absent_reason;
+  EXPECT_TRUE(facts.uptime_s.present()) << facts.uptime_s.absent_reason;
+  // Containers may have no /proc/modules; then the fact must be absent with cat's reason.
+  if (access("/proc/modules", R_OK) == 0)
+    EXPECT_TRUE(facts.loaded_modules.present()) << facts.loaded_modules.absent_reason;
+  else
+    EXPECT_NE(facts.loaded_modules.absent_reason.find("No such file"), std::string::npos);
+  if (access("/usr/local/nvidia/bin/nvidia-smi", X_OK) != 0 && access("/usr/sbin/nvidia-smi", X_OK) != 0 &&
+      access("/usr/bin/nvidia-smi", X_OK) != 0) {
+    EXPECT_FALSE(facts.gpus.present());
+    EXPECT_NE(facts.gpus.absent_reason.find("command not found"), std::string::npos) << facts.gpus.absent_reason;
+    EXPECT_EQ(probes->at("remapped_rows").exit_code, 125);
+  }
+}

@@ -1,0 +1,76 @@
+#include <gpuctl/facts/json.hpp>
+#include <gpuctl/facts/parsers.hpp>
+
+#include "probe_capture.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+using namespace gpuctl;
+using namespace gpuctl::facts;
+
+namespace {
+NodeFacts eight_gpu_node() {
+  NodeFacts facts;
+  facts.node = "gpu01";
+  facts.os = Fact<OsRelease>::of({"ubuntu", "24.04", "Ubuntu 24.04.3 LTS"});
+  facts.kernel = Fact<std::string>::of("6.8.0-45-generic");
+  facts.boot_id = Fact<std::string>::absent("/proc/sys/kernel/random/boot_id: No such file or directory");
+  facts.uptime_s = Fact<double>::of(93784.5);
+  facts.loaded_modules = Fact<std::vector<std::string>>::of({"overlay", "nvidia_uvm", "nvidia"});
+  facts.driver_version = Fact<std::string>::of("580.159.04");
+  facts.driver_open_kernel_module = Fact<bool>::of(true);
+  facts.cuda_version = Fact<std::string>::absent("nvcc --version: nvcc: command not found");
+  facts.nccl_version = Fact<std::string>::of("2.28.9");
+  auto gpus = parse_gpu_query(gpuctl::testing::read_test_data("nvidia-smi/synthetic-8gpu/query-gpu.csv"));
+  facts.gpus = Fact<std::vector<GpuInfo>>::of(*gpus);
+  facts.packages = {{"libnccl2", "2.28.9-1+cuda13.0"}};
+  return facts;
+}
+}  // namespace
+
+TEST(FactsJson, HasFormatVersionValuesAbsentReasonsAndNullForUnavailableGpuFields) {
+  const auto j = nlohmann::json::parse(facts_to_json(eight_gpu_node()));
+  EXPECT_EQ(j["format_version"], 1);
+  EXPECT_EQ(j["node"], "gpu01");
+  EXPECT_EQ(j["os"]["version_id"], "24.04");
+  EXPECT_EQ(j["boot_id"]["absent"], "/proc/sys/kernel/random/boot_id: No such file or directory");
+  EXPECT_EQ(j["cuda_version"]["absent"], "nvcc --version: nvcc: command not found");
+  EXPECT_EQ(j["driver_open_kernel_module"], true);
+  EXPECT_EQ(j["loaded_modules"][2], "nvidia");
+  ASSERT_EQ(j["gpus"].size(), 8u);
+  EXPECT_EQ(j["gpus"][5]["remapped_rows_pending"], true);
+  EXPECT_EQ(j["gpus"][0]["memory_total_mib"], 143771);
+  EXPECT_TRUE(j["gpus"][0]["retired_pages_pending"].is_null());
+  EXPECT_TRUE(j["gpus"][7]["power_draw_w"].is_null());
+  EXPECT_DOUBLE_EQ(j["gpus"][0]["power_draw_w"].get<double>(), 128.02);
+  EXPECT_EQ(j["packages"]["libnccl2"], "2.28.9-1+cuda13.0");
+}
+
+TEST(FactsJson, ReportListsUnreachableNodesWithTheirError) {
+  std::vector<NodeFactsOutcome> outcomes{{"gpu01", eight_gpu_node(), ""}, {"gpu02", std::nullopt, "connection refused"}};
+  const auto j = nlohmann::json::parse(facts_report_to_json(outcomes));
+  EXPECT_EQ(j["format_version"], 1);
+  ASSERT_EQ(j["nodes"].size(), 2u);
+  EXPECT_EQ(j["nodes"][0]["node"], "gpu01");
+  EXPECT_FALSE(j["nodes"][0].contains("format_version"));
+  EXPECT_EQ(j["nodes"][1]["error"], "connection refused");
+}
+
+TEST(FactsText, SummarisesNodeAndTabulatesGpus) {
+  const auto text = render_facts_text(eight_gpu_node());
+  EXPECT_NE(text.find("gpu01: Ubuntu 24.04.3 LTS, kernel 6.8.0-45-generic, up 1d 2h"), std::string::npos) << text;
+  EXPECT_NE(text.find("driver 580.159.04 (open), CUDA absent (nvcc --version: nvcc: command not found), NCCL 2.28.9"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("modules: nvidia_uvm nvidia"), std::string::npos) << text;
+  EXPECT_NE(text.find("00000000:AB:00.0"), std::string::npos);
+  EXPECT_NE(text.find("pending"), std::string::npos);
+  EXPECT_NE(text.find("5x16/5x16"), std::string::npos);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3 + 1 + 8);
+}
+
+TEST(FactsText, ShowsWhyGpusAreAbsent) {
+  auto facts = eight_gpu_node();
+  facts.gpus = Fact<std::vector<GpuInfo>>::absent("the NVIDIA driver is not loaded");
+  EXPECT_NE(render_facts_text(facts).find("GPUs: absent (the NVIDIA driver is not loaded)"), std::string::npos);
+}

@@ -1,0 +1,80 @@
+// Writing rendered files as per-node trees: modes kept, previous trees replaced whole, and a
+// failed write leaving the previous trees as they were.
+#include <gpuctl/template/render_tree.hpp>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <unistd.h>
+
+using namespace gpuctl;
+namespace fs = std::filesystem;
+
+namespace {
+
+class RenderTree : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    m_dir = fs::temp_directory_path() / ("gpuctl-render-tree-" + std::to_string(::getpid()));
+    fs::remove_all(m_dir);
+  }
+  void TearDown() override { fs::remove_all(m_dir); }
+
+  static std::string read(const fs::path& path) {
+    std::ifstream in(path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+
+  fs::path m_dir;
+};
+
+RenderedFile file(std::string path, std::string content, std::uint32_t mode = 0644) {
+  return RenderedFile{"t.mustache", std::move(path), std::move(content), mode, false};
+}
+
+}  // namespace
+
+TEST_F(RenderTree, WritesOneTreePerNodeWithModes) {
+  const std::vector<NodeFiles> rendered{{"gpu01", {file("/etc/nccl.conf", "A=1\n"), file("/etc/secret", "s", 0600)}},
+                                        {"head01", {}}};
+  ASSERT_TRUE(write_node_trees(m_dir.string(), rendered).has_value());
+  EXPECT_EQ(read(m_dir / "gpu01/etc/nccl.conf"), "A=1\n");
+  EXPECT_EQ(fs::status(m_dir / "gpu01/etc/secret").permissions() & fs::perms::all, static_cast<fs::perms>(0600));
+  EXPECT_TRUE(fs::is_directory(m_dir / "head01"));
+  for (const auto& entry : fs::directory_iterator(m_dir))
+    EXPECT_FALSE(entry.path().filename().string().starts_with(".gpuctl-render")) << "staging left behind";
+}
+
+TEST_F(RenderTree, ReplacesThePreviousTreeOfANode) {
+  ASSERT_TRUE(write_node_trees(m_dir.string(), {{"gpu01", {file("/etc/old.conf", "old")}}}).has_value());
+  ASSERT_TRUE(write_node_trees(m_dir.string(), {{"gpu01", {file("/etc/new.conf", "new")}}}).has_value());
+  EXPECT_FALSE(fs::exists(m_dir / "gpu01/etc/old.conf"));
+  EXPECT_EQ(read(m_dir / "gpu01/etc/new.conf"), "new");
+}
+
+TEST_F(RenderTree, FailedWriteLeavesPreviousTreesUntouched) {
+  ASSERT_TRUE(write_node_trees(m_dir.string(), {{"gpu01", {file("/etc/a.conf", "v1")}}}).has_value());
+  // /etc/x is a file, so /etc/x/y cannot be written: the whole write must fail.
+  const std::vector<NodeFiles> broken{{"gpu01", {file("/etc/a.conf", "v2")}},
+                                      {"gpu02", {file("/etc/x", "f"), file("/etc/x/y", "g")}}};
+  const auto written = write_node_trees(m_dir.string(), broken);
+  ASSERT_FALSE(written.has_value());
+  EXPECT_EQ(written.error().code, ErrorCode::io);
+  EXPECT_EQ(read(m_dir / "gpu01/etc/a.conf"), "v1");
+  EXPECT_FALSE(fs::exists(m_dir / "gpu02"));
+}
+
+TEST(FormatNodeFiles, ShowsHeadersAndHidesSecrets) {
+  std::vector<NodeFiles> rendered{{"gpu01", {RenderedFile{"n.mustache", "/etc/nccl.conf", "A=1", 0644, false},
+                                             RenderedFile{"", "/etc/munge/munge.key", "KEY", 0400, true}}},
+                                  {"head01", {}}};
+  EXPECT_EQ(format_node_files(rendered),
+            "==> gpu01:/etc/nccl.conf (n.mustache, 0644)\nA=1\n"
+            "==> gpu01:/etc/munge/munge.key (generated, 0400)\n(secret, not shown)\n"
+            "==> head01: no files\n");
+}
