@@ -56,9 +56,13 @@ std::string sha256_fingerprint(ssh_key key) {
 }
 
 std::string pin_hint(const std::string& node, const ServerKey& key) {
+  // known_hosts writes "[addr]:port" for non-22 ports; ssh-keyscan wants "-p port addr".
+  std::string keyscan = key.host_entry;
+  if (const auto close = key.host_entry.find("]:"); key.host_entry.starts_with('[') && close != std::string::npos)
+    keyscan = fmt::format("-p {} {}", key.host_entry.substr(close + 2), key.host_entry.substr(1, close - 1));
   return fmt::format("if this key is right, pin it with `gpuctl hostkeys accept INVENTORY --limit {}` or "
                      "`ssh-keyscan {} >> {}`",
-                     node, key.host_entry, key.known_hosts_file);
+                     node, keyscan, key.known_hosts_file);
 }
 
 // Removes every line that matches `host` (plain or hashed, any key type) from the file,
@@ -110,14 +114,19 @@ Result<SessionPtr> open_session(const std::string& node, const ConnectionSetting
   ssh_options_set(s, SSH_OPTIONS_HOST, address.c_str());
   // ~/.ssh/config first (Host matches the address), then the inventory's settings on top.
   // The schema's defaults (port 22, user root) leave ~/.ssh/config's values in place.
-  if (ssh_options_parse_config(s, nullptr) != SSH_OK)
-    return std::unexpected(ssh_error(node, ErrorCode::invalid_argument,
-                                     std::string("cannot read ~/.ssh/config: ") + ssh_get_error(s)));
+  // "~" is $HOME (then the passwd entry), also for the default identities and known_hosts, so a
+  // run can be pointed at another SSH setup; libssh alone would only use the passwd entry.
+  const std::string ssh_dir = home_directory() + "/.ssh";
+  ssh_options_set(s, SSH_OPTIONS_SSH_DIR, ssh_dir.c_str());
+  for (const std::string& config : {ssh_dir + "/config", std::string("/etc/ssh/ssh_config")})
+    if (ssh_options_parse_config(s, config.c_str()) != SSH_OK)
+      return std::unexpected(ssh_error(node, ErrorCode::invalid_argument,
+                                       fmt::format("cannot use {}: {}", config, ssh_get_error(s))));
   if (settings.port != 22) ssh_options_set(s, SSH_OPTIONS_PORT, &settings.port);
   if (!settings.user.empty() && settings.user != "root") ssh_options_set(s, SSH_OPTIONS_USER, settings.user.c_str());
   if (get_option(s, SSH_OPTIONS_USER).empty()) ssh_options_set(s, SSH_OPTIONS_USER, "root");
   const std::string known_hosts =
-      settings.known_hosts_file.empty() ? home_directory() + "/.ssh/known_hosts" : settings.known_hosts_file;
+      settings.known_hosts_file.empty() ? ssh_dir + "/known_hosts" : settings.known_hosts_file;
   ssh_options_set(s, SSH_OPTIONS_KNOWNHOSTS, known_hosts.c_str());
   const long timeout = std::max(settings.connect_timeout_s, 1);
   ssh_options_set(s, SSH_OPTIONS_TIMEOUT, &timeout);

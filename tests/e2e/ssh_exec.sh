@@ -13,9 +13,31 @@ out=$("$GPUCTL" exec "$INV" -- 'set -- $SSH_CONNECTION; echo hello from $3; echo
   die "exec failed: $(cat "$SANDBOX/err")"
 for n in e2e01=127.0.0.2 e2e02=127.0.0.3 e2e03=127.0.0.4; do
   expect_contains "$out" "${n%%=*}: hello from ${n#*=}" exec
-  n=${n%%=*} exec
+  n=${n%%=*}
   expect_contains "$(cat "$SANDBOX/err")" "$n: to-stderr" exec
 done
+
+echo "== ~/.ssh/config is honoured (Host alias -> HostName, Port, User, IdentityFile)"
+cat >"$HOME/.ssh/config" <<CONFIG
+Host e2e-alias
+  HostName 127.0.0.3
+  Port $SSHD_PORT
+  User $LOGIN_USER
+  IdentityFile $SANDBOX/client_key
+CONFIG
+cat >"$SANDBOX/alias.yaml" <<YAML
+cluster:
+  name: e2e
+defaults:
+  known_hosts: $SANDBOX/known_hosts
+  connect_timeout: 2
+hosts:
+  aliased: {address: e2e-alias}
+YAML
+out=$("$GPUCTL" exec "$SANDBOX/alias.yaml" -- 'set -- $SSH_CONNECTION; echo via $3' 2>"$SANDBOX/err") ||
+  die "exec through ~/.ssh/config failed: $(cat "$SANDBOX/err")"
+expect_contains "$out" "aliased: via 127.0.0.3" ssh-config
+rm "$HOME/.ssh/config"
 
 echo "== a failing command exits 3 and names the node"
 set +e

@@ -18,6 +18,7 @@ run exec "$INV" -- true
 expect_contains "$err" "k01: UNREACHABLE: unknown host key for [127.0.0.2]:$SSHD_PORT" strict
 expect_contains "$err" "$HOST_FINGERPRINT" strict
 expect_contains "$err" "gpuctl hostkeys accept INVENTORY --limit k01" strict
+expect_contains "$err" "ssh-keyscan -p $SSHD_PORT 127.0.0.2 >> $KH" strict
 [[ ! -s $KH ]] || die "strict mode must not write known_hosts"
 
 echo "== hostkeys scan reports unknown keys with type and fingerprint (exit 3)"

@@ -20,10 +20,20 @@ struct Cluster {
   std::vector<Node> nodes;
   std::vector<const Node*> pointers;
   explicit Cluster(int count) {
-    for (int i = 1; i <= count; ++i) nodes.push_back(Node{.name = "node" + std::to_string(100 + i).substr(1)});
+    for (int i = 1; i <= count; ++i) {
+      Node node;
+      node.name = "node" + std::to_string(100 + i).substr(1);
+      nodes.push_back(node);
+    }
     for (const auto& node : nodes) pointers.push_back(&node);
   }
 };
+
+ExecOptions command(std::string text) {
+  ExecOptions options;
+  options.command = std::move(text);
+  return options;
+}
 
 }  // namespace
 
@@ -123,13 +133,13 @@ TEST(Executor, EffectiveForksIsClampedToNodesAndAtLeastOne) {
 TEST(RemoteExec, MapsExitCodesAndConnectFailuresToOutcomes) {
   Cluster cluster(3);
   const TransportFactory connect = [](const Node& node) -> Result<std::unique_ptr<Transport>> {
-    if (node.name == "node03") return fail(ErrorCode::transport, "connection refused", {.node = node.name});
+    if (node.name == "node03") return fail(ErrorCode::transport, "connection refused");
     auto fake = std::make_unique<gpuctl::testing::FakeTransport>(node.name);
     fake->on_command("hostname", CommandResult{node.name == "node02" ? 2 : 0, node.name + "\n", "", {}});
     return fake;
   };
   std::vector<std::string> seen;
-  const auto results = run_command_on_nodes(cluster.pointers, {.command = "hostname"}, connect,
+  const auto results = run_command_on_nodes(cluster.pointers, command("hostname"), connect,
                                             [&](const ExecNodeResult& r) { seen.push_back(r.outcome.node); });
   ASSERT_EQ(results.size(), 3u);
   EXPECT_EQ(results[0].outcome.status, NodeStatus::ok);
@@ -149,7 +159,7 @@ TEST(RemoteExec, CommandTimeoutIsAFailureNotUnreachable) {
     fake->fail_commands_with(Error{ErrorCode::timeout, "command timed out after 5s", {}, {}});
     return fake;
   };
-  const auto results = run_command_on_nodes(cluster.pointers, {.command = "sleep 100"}, connect);
+  const auto results = run_command_on_nodes(cluster.pointers, command("sleep 100"), connect);
   EXPECT_EQ(results[0].outcome.status, NodeStatus::failed);
   EXPECT_NE(results[0].outcome.reason.find("timed out"), std::string::npos);
 }

@@ -49,7 +49,7 @@ struct ExecutorOptions {
   const util::CancellationToken* cancel = nullptr;    // optional
   // Called once per node as soon as its outcome is known (also for skipped nodes), serialized
   // (never concurrently), from a worker or the calling thread.
-  std::function<void(std::size_t index, const NodeOutcome&)> on_node_done;
+  std::function<void(std::size_t index, const NodeOutcome&)> on_node_done = {};
 };
 
 // How many workers to use: `requested` clamped to [1, node_count] and to a quarter of the

@@ -5,7 +5,7 @@
 set -euo pipefail
 
 skip() { echo "SKIPPED: $*" >&2; exit 77; }
-die() { echo "FAIL: $*" >&2; exit 1; }
+die() { printf 'FAIL: %b\n' "$*" >&2; exit 1; }
 
 [[ -n "${GPUCTL:-}" && -x "$GPUCTL" ]] || skip "GPUCTL must point at the gpuctl binary"
 [[ -x /usr/sbin/sshd ]] || skip "/usr/sbin/sshd is missing (apt-get install openssh-server)"
