@@ -50,7 +50,7 @@ std::optional<Plan> load_saved_plan(ApplyCliOptions& options, int& exit_code) {
   }
   options.target.inventory = plan->inventory_path;
   options.target.playbooks = plan->playbooks;
-  return plan;
+  return std::move(*plan);
 }
 
 int exit_code_for(const std::vector<NodeApplyOutcome>& outcomes, bool interrupted) {

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <sstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace gpuctl::cli {
