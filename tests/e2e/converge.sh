@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The product's promise on four fresh sandbox nodes over real SSH: plan lists everything,
+# apply converges (two reboots each), verify passes, a second plan has no changes; then drift,
+# faults (ECC, unreachable, broken package) and a stale saved plan.
+source "$(dirname "$0")/lib/cluster.sh"
+start_cluster -n 4 --gpus 8 --model H100
+g() { "$GPUCTL" "$@" --no-progress; }
+
+echo "--- plan on fresh nodes"
+expect_rc 2 g plan "$INVENTORY" --detailed-exitcode
+expect_output 'node01  \(' "node01 has changes"
+expect_output '\+ install nvidia-driver-535' "the driver install is planned"
+expect_output '\+ create /etc/modprobe.d/blacklist-nouveau.conf'
+expect_output '↻ reboot' "reboots are planned"
+expect_output 'Plan: 4 nodes, 4 with changes'
+expect_output 'create /etc/munge/munge.key \(0400 munge:munge\)' "the munge key is planned"
+grep -q -- '+++ /etc/munge/munge.key' <<<"$OUTPUT" && die "the plan shows the munge key's content"
+
+echo "--- apply converges every node"
+expect_rc 0 g apply "$INVENTORY" --yes
+expect_output '4 nodes: 0 ok, 4 changed, 0 failed, 0 unreachable'
+
+echo "--- verify passes every check"
+expect_rc 0 g verify "$INVENTORY"
+expect_output 'Verify: 4 of 4 nodes pass every check'
+
+echo "--- a second plan changes nothing (idempotence)"
+expect_rc 0 g plan "$INVENTORY" --detailed-exitcode
+
+echo "--- drift on one node is planned for that node only, and apply restores it"
+"$SANDBOX_CMD" ssh node02 "echo NCCL_DEBUG=TRACE >> /etc/nccl.conf" || die "cannot edit node02"
+expect_rc 2 g plan "$INVENTORY" --detailed-exitcode
+expect_output 'node01  no changes'
+expect_output '\+NCCL_DEBUG=TRACE|-NCCL_DEBUG=TRACE' "the diff shows the drifted line"
+expect_output 'Plan: 4 nodes, 1 with changes'
+expect_rc 0 g apply "$INVENTORY" --yes --limit node02
+expect_rc 0 g plan "$INVENTORY" --detailed-exitcode
+
+echo "--- a saved plan is refused once the node changed"
+"$SANDBOX_CMD" ssh node03 "echo '# local edit' >> /etc/nccl.conf"
+expect_rc 2 g plan "$INVENTORY" --detailed-exitcode -o "$WORK/plan.json"
+"$SANDBOX_CMD" ssh node03 "echo '# another edit' >> /etc/nccl.conf"
+expect_rc 3 g apply "$WORK/plan.json"
+expect_output 'stale plan'
+expect_rc 0 g apply "$INVENTORY" --yes --limit node03
+
+echo "--- ECC errors fail verify, naming the GPU and the count"
+"$SANDBOX_CMD" fault node03 ecc || die "cannot inject ecc"
+expect_rc 3 g verify "$INVENTORY"
+expect_output 'node03 ecc_errors fail: observed GPU [0-9]+ \([^)]*\): [1-9][0-9]* uncorrectable volatile ECC errors'
+"$SANDBOX_CMD" heal node03
+
+echo "--- an unreachable node is reported while the others converge"
+"$SANDBOX_CMD" fault node04 unreachable || die "cannot inject unreachable"
+"$SANDBOX_CMD" ssh node01 "echo '# drift' >> /etc/nccl.conf"
+expect_rc 4 g apply "$INVENTORY" --yes
+expect_output 'node04 +unreachable'
+expect_output 'node01 +changed'
+"$SANDBOX_CMD" heal node04
+
+echo "--- a failing driver install stops that node at that step, with apt's message"
+"$SANDBOX_CMD" reimage node04 || die "cannot reimage node04"
+"$SANDBOX_CMD" fault node04 package-broken || die "cannot inject package-broken"
+expect_rc 3 g apply "$INVENTORY" --yes --limit node04
+expect_output "step 'driver'"
+expect_output 'post-installation|postinst'
+"$SANDBOX_CMD" heal node04
+echo "PASS"
