@@ -133,6 +133,9 @@ TemplateValue nvidia_value(const NvidiaSettings& nvidia) {
   TemplateValue& repository = value["repository"];
   set_if(repository, "url", nvidia.repository.url);
   set_if(repository, "host", url_host(nvidia.repository.url));
+  // apt gives local (file:) repositories an empty origin; a host name never matches them.
+  const auto host = url_host(nvidia.repository.url);
+  repository["pin"] = host.empty() ? std::string("origin \"\"") : "origin " + host;
   set_if(repository, "key_url", nvidia.repository.key_url);
   set_if(repository, "key_file", nvidia.repository.key_file);
   if (!nvidia.repository.key_url.empty() || !nvidia.repository.key_file.empty())
