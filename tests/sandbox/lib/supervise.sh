@@ -65,6 +65,14 @@ reset_gpu_state() {
             print key "=" val } }' "$f" > "$f.tmp" && mv "$f.tmp" "$f"
 }
 
+# nspawn --keep-unit puts the container below the caller's cgroup: give every node its own, or
+# the nodes' systemds would manage one shared cgroup tree (and kill each other's services).
+for h in systemd unified; do
+  cg=/sys/fs/cgroup/$h/gpuctl-sandbox/$NAME
+  [[ -d /sys/fs/cgroup/$h ]] || continue
+  mkdir -p "$cg" && echo $$ > "$cg/cgroup.procs" || echo "warning: cannot use cgroup $cg" >&2
+done
+
 boots=0
 while :; do
   [[ -e $NODE/stop ]] && break
