@@ -3,8 +3,12 @@ SANDBOX_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 STATE=${GPUCTL_SANDBOX_DIR:-/var/lib/gpuctl-sandbox}
 CACHE=${GPUCTL_SANDBOX_CACHE:-/var/cache/gpuctl-sandbox}
 SUITE=bookworm
-NODE_NET=127.0.100     # node NN listens on 127.0.100.NN
-HEAD_ADDR=127.0.101.1  # the optional head node
+# Node NN listens on $NODE_NET.NN; the optional head node on $HEAD_ADDR. A second sandbox
+# (e.g. the self-test next to a developer's) needs its own GPUCTL_SANDBOX_NET.
+NODE_NET=${GPUCTL_SANDBOX_NET:-127.0.100}
+HEAD_ADDR=${NODE_NET%.*}.$(( ${NODE_NET##*.} + 1 )).1
+# nspawn keeps per-machine runtime state under /run/systemd/nspawn: names unique per sandbox.
+MACHINE_PREFIX=gs$(printf '%s' "$STATE" | sha256sum | cut -c1-6)
 KEY=$STATE/id_ed25519
 
 log() { echo "sandbox: $*" >&2; }

@@ -1,6 +1,6 @@
 # Simulated GPU hardware of a node (sourced): $node/hw/gpus.conf, `<slot>.<key>=value`.
 
-BUS_IDS=(18 2a 3a 5d 9a ab ba db)
+BUS_IDS=(18 2A 3A 5D 9A AB BA DB)
 
 # hex digits derived from a seed, so a node's cards are stable across `up`s.
 seeded_hex() { printf '%s' "$1" | sha256sum | cut -c1-"$2"; }

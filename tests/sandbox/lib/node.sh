@@ -12,6 +12,7 @@ create_node() {
   : > "$d/gpustate/gpus.state"
   cat > "$d/env" <<EOV
 NAME=$name
+MACHINE=$MACHINE_PREFIX-$name
 ADDR=$addr
 ROOT=$d/root
 IMAGE_DIR=$IMAGE_DIR

@@ -46,7 +46,7 @@ decide_kernel() {
     printf 'NVRM version: NVIDIA UNIX x86_64 Kernel Module  %s  Release Build  (dvs-builder@U16-I3-B03-4-3)  \nGCC version:  gcc version 12.2.0 (Debian 12.2.0-14) \n' \
       "$nv" > "$k/driver/nvidia/version"
     local b; for b in $(sed -n 's/^\([0-9]*\)\.bus_id=//p' "$NODE/hw/gpus.conf"); do
-      mkdir -p "$k/driver/nvidia/gpus/${b#0000}"; done
+      b=${b#0000}; mkdir -p "$k/driver/nvidia/gpus/${b,,}"; done
   fi
   echo "$nv" > "$k/nvidia.version"
   printf 'nouveau=%s blacklist_rootfs=%s blacklist_initramfs=%s driver_package=%s nvidia=%s\n' \
@@ -68,7 +68,7 @@ reset_gpu_state() {
 # nspawn --keep-unit puts the container below the caller's cgroup: give every node its own, or
 # the nodes' systemds would manage one shared cgroup tree (and kill each other's services).
 for h in systemd unified; do
-  cg=/sys/fs/cgroup/$h/gpuctl-sandbox/$NAME
+  cg=/sys/fs/cgroup/$h/gpuctl-sandbox/$MACHINE
   [[ -d /sys/fs/cgroup/$h ]] || continue
   mkdir -p "$cg" && echo $$ > "$cg/cgroup.procs" || echo "warning: cannot use cgroup $cg" >&2
 done
@@ -81,7 +81,7 @@ while :; do
   reset_gpu_state
   boots=$((boots + 1))
   echo "$(date +%T) boot $boots: $(cat "$NODE/kernel/summary")" >> "$NODE/supervisor.log"
-  SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=0 systemd-nspawn --quiet --boot -D "$ROOT" -M "$NAME" \
+  SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=0 systemd-nspawn --quiet --boot -D "$ROOT" -M "$MACHINE" --hostname="$NAME" \
     --register=no --keep-unit --private-users=no --resolv-conf=off --link-journal=no --console=pipe \
     --bind-ro="$NODE/hw:/run/gpuctl-sandbox/hw" --bind="$NODE/gpustate:/run/gpuctl-sandbox/state" \
     --bind-ro="$NODE/kernel:/run/gpuctl-sandbox/kernel" --bind-ro="$NODE/faults:/run/gpuctl-sandbox/faults" \
