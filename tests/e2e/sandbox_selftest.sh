@@ -61,7 +61,7 @@ out=$(node_ssh $N1 'set -e
   curl -fsSL file:///srv/gpuctl-sandbox/cuda/gpuctl-sandbox-cuda.pub | gpg --dearmor -o /usr/share/keyrings/cuda.gpg 2>/dev/null
   echo "deb [signed-by=/usr/share/keyrings/cuda.gpg] file:/srv/gpuctl-sandbox/cuda/ /" > /etc/apt/sources.list.d/cuda.list
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nvidia-driver-535 >/dev/null
-  dpkg-query -W -f="\${Version}" nvidia-driver-535' 2>&1)
+  dpkg-query -W -f="\${Version}" nvidia-driver-535' 2>/dev/null)
 check "nvidia-driver-535 installs from the signed repo ($out)" [ "$out" = 535.183.01-1 ]
 out=$(node_ssh $N1 nvidia-smi 2>&1); rc=$?
 check "before reboot: nvidia-smi fails with rc 9 and the real text" \

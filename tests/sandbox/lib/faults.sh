@@ -34,13 +34,17 @@ inject_fault() {
         dd if=/dev/zero of=/run/sandbox-etc/.sandbox-disk-full bs=4k 2>/dev/null || true
         mount --bind /run/sandbox-etc /etc' ;;
     dpkg-locked)
+      node_exec "$name" systemctl reset-failed sandbox-dpkg-lock 2>/dev/null || true
       node_exec "$name" systemd-run --quiet --unit=sandbox-dpkg-lock perl -e '
         use Fcntl; my @h;
         for my $f ("/var/lib/dpkg/lock-frontend", "/var/lib/dpkg/lock") {
           open(my $h, ">>", $f) or die "$f: $!";
-          fcntl($h, F_SETLK, pack("s s x4 q q i x4", F_WRLCK, 0, 0, 0, 0)) or die "lock $f: $!";
+          my $fl = pack("s s x4 q q i x4", F_WRLCK, 0, 0, 0, 0);
+          fcntl($h, F_SETLK, $fl) or die "lock $f: $!";
           push @h, $h }
-        $0 = "unattended-upgr"; sleep 1 while 1' ;;
+        $0 = "unattended-upgr"; sleep 1 while 1'
+      sleep 0.5
+      node_exec "$name" systemctl is-active --quiet sandbox-dpkg-lock || die "$name: could not take the dpkg lock" ;;
     package-broken) touch "$d/faults/package-broken" ;;
     reboot-hang) touch "$d/reboot-hang" ;;
     *) die "unknown fault '$kind' (kinds: $FAULT_KINDS)" ;;
@@ -62,7 +66,8 @@ heal_node() {
       unreachable) node_exec "$name" systemctl start ssh.service || true ;;
       hang) node_exec "$name" sh -c 'kill -CONT $(systemctl show -p MainPID --value ssh.service)' || true ;;
       disk-full) node_exec "$name" sh -c 'umount /etc; umount /run/sandbox-etc; rmdir /run/sandbox-etc' 2>/dev/null || true ;;
-      dpkg-locked) node_exec "$name" systemctl stop sandbox-dpkg-lock 2>/dev/null || true ;;
+      dpkg-locked) node_exec "$name" systemctl stop sandbox-dpkg-lock 2>/dev/null || true
+                   node_exec "$name" systemctl reset-failed sandbox-dpkg-lock 2>/dev/null || true ;;
       package-broken) rm -f "$d/faults/package-broken" ;;
       reboot-hang) rm -f "$d/reboot-hang" ;;
     esac
