@@ -113,6 +113,7 @@ Result<std::vector<std::string>> parse_proc_modules(std::string_view text) {
   for (const auto& line : util::split_lines(text)) {
     if (util::trim(line).empty()) continue;
     const auto fields = words(line);
+    if (fields.size() >= 2 && fields[0] == "Module" && fields[1] == "Size") continue;  // lsmod's header
     if (fields.size() < 2 || !detail::to_int(fields[1]))
       return fail(ErrorCode::parse, "not a /proc/modules line: '" + line + "'");
     names.push_back(fields[0]);

@@ -27,7 +27,8 @@ std::vector<Probe> probes(const CollectOptions& options) {
       {"boot_id", "cat /proc/sys/kernel/random/boot_id"},
       {"uptime", "cat /proc/uptime"},
       // /proc/modules, not lsmod: Ubuntu 24.04 cloud images ship without kmod's lsmod.
-      {"modules", "cat /proc/modules"},
+      // Kernels without module support (and the sandbox) have no /proc/modules: fall back to lsmod.
+      {"modules", "cat /proc/modules 2>/dev/null || lsmod"},
       {"driver", "cat /proc/driver/nvidia/version"},
       {"nvcc", require("nvcc") + "nvcc --version"},
       // dpkg-query exits 1 when a pattern matches nothing; the parser ignores those lines.

@@ -1,0 +1,77 @@
+# Fault injection from the host (sourced): `sandbox fault NODE KIND [GPU]`, `sandbox heal NODE`.
+FAULT_KINDS="ecc gpu-missing gpu-replaced unreachable hang disk-full dpkg-locked package-broken reboot-hang"
+
+inject_fault() {
+  local name=$1 kind=$2 gpu=${3:-} d; d=$(node_dir "$name")
+  [[ -d $d ]] || die "no node '$name' (nodes: $(node_names | tr '\n' ' '))"
+  local hw=$d/hw/gpus.conf st=$d/gpustate/gpus.state slots uuid serial
+  slots=$(hw_get "$hw" slots)
+  case $kind in
+    ecc|gpu-missing|gpu-replaced)
+      ((slots > 0)) || die "$name has no GPUs"
+      [[ -n $gpu ]] || { [[ $kind == gpu-missing ]] && gpu=$((slots - 1)) || gpu=0; }
+      ((gpu >= 0 && gpu < slots)) || die "$name has no GPU slot $gpu" ;;
+  esac
+  case $kind in
+    ecc)
+      uuid=$(hw_get "$hw" "$gpu.uuid")
+      local k v; for k in vol_unc agg_unc; do
+        v=$(hw_get "$st" "$uuid.$k"); hw_set "$st" "$uuid.$k" $(( ${v:-0} + 4 )); done
+      v=$(hw_get "$st" "$uuid.rr_unc"); hw_set "$st" "$uuid.rr_unc" $(( ${v:-0} + 1 ))
+      hw_set "$st" "$uuid.rr_pending" 1 ;;
+    gpu-missing) hw_set "$hw" "$gpu.present" 0 ;;
+    gpu-replaced)
+      read -r serial uuid < <(gpu_identity "$name" "$gpu" "replaced-$(date +%s%N)")
+      hw_set "$hw" "$gpu.serial" "$serial"; hw_set "$hw" "$gpu.uuid" "$uuid" ;;
+    unreachable) node_exec "$name" systemctl stop ssh.service ;;
+    hang) node_exec "$name" sh -c 'kill -STOP $(systemctl show -p MainPID --value ssh.service)' ;;
+    disk-full)
+      node_exec "$name" sh -ec '
+        mkdir -p /run/sandbox-etc
+        kb=$(du -sk /etc | cut -f1)
+        mount -t tmpfs -o size=$((kb + 256))k,mode=755 sandbox-etc /run/sandbox-etc
+        cp -a /etc/. /run/sandbox-etc/
+        dd if=/dev/zero of=/run/sandbox-etc/.sandbox-disk-full bs=4k 2>/dev/null || true
+        mount --bind /run/sandbox-etc /etc' ;;
+    dpkg-locked)
+      node_exec "$name" systemctl reset-failed sandbox-dpkg-lock 2>/dev/null || true
+      node_exec "$name" systemd-run --quiet --unit=sandbox-dpkg-lock perl -e '
+        use Fcntl; my @h;
+        for my $f ("/var/lib/dpkg/lock-frontend", "/var/lib/dpkg/lock") {
+          open(my $h, ">>", $f) or die "$f: $!";
+          my $fl = pack("s s x4 q q i x4", F_WRLCK, 0, 0, 0, 0);
+          fcntl($h, F_SETLK, $fl) or die "lock $f: $!";
+          push @h, $h }
+        $0 = "unattended-upgr"; sleep 1 while 1'
+      sleep 0.5
+      node_exec "$name" systemctl is-active --quiet sandbox-dpkg-lock || die "$name: could not take the dpkg lock" ;;
+    package-broken) touch "$d/faults/package-broken" ;;
+    reboot-hang) touch "$d/reboot-hang" ;;
+    *) die "unknown fault '$kind' (kinds: $FAULT_KINDS)" ;;
+  esac
+  echo "$kind $gpu" >> "$d/faults.active"
+  log "$name: fault $kind${gpu:+ (GPU slot $gpu)} injected"
+}
+
+heal_node() {
+  local name=$1 d kind gpu; d=$(node_dir "$name")
+  [[ -d $d ]] || die "no node '$name'"
+  [[ -f $d/faults.active ]] || { log "$name: no active fault"; return 0; }
+  while read -r kind gpu; do
+    case $kind in
+      ecc) awk -F= '{ split($1, p, "."); k = p[2]
+                      if (k ~ /^(vol|agg)_(unc|corr)$|^rr_(unc|corr|pending|failure)$/) $2 = 0; print $1 "=" $2 }' \
+             "$d/gpustate/gpus.state" > "$d/gpustate/gpus.state.tmp" && mv "$d/gpustate/gpus.state.tmp" "$d/gpustate/gpus.state" ;;
+      gpu-missing|gpu-replaced) cp "$d/hw.orig" "$d/hw/gpus.conf.tmp" && mv "$d/hw/gpus.conf.tmp" "$d/hw/gpus.conf" ;;
+      unreachable) node_exec "$name" systemctl start ssh.service || true ;;
+      hang) node_exec "$name" sh -c 'kill -CONT $(systemctl show -p MainPID --value ssh.service)' || true ;;
+      disk-full) node_exec "$name" sh -c 'umount /etc; umount /run/sandbox-etc; rmdir /run/sandbox-etc' 2>/dev/null || true ;;
+      dpkg-locked) node_exec "$name" systemctl stop sandbox-dpkg-lock 2>/dev/null || true
+                   node_exec "$name" systemctl reset-failed sandbox-dpkg-lock 2>/dev/null || true ;;
+      package-broken) rm -f "$d/faults/package-broken" ;;
+      reboot-hang) rm -f "$d/reboot-hang" ;;
+    esac
+  done < "$d/faults.active"
+  rm -f "$d/faults.active"
+  log "$name: healed"
+}

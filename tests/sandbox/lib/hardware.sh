@@ -1,0 +1,37 @@
+# Simulated GPU hardware of a node (sourced): $node/hw/gpus.conf, `<slot>.<key>=value`.
+
+BUS_IDS=(18 2A 3A 5D 9A AB BA DB)
+
+# hex digits derived from a seed, so a node's cards are stable across `up`s.
+seeded_hex() { printf '%s' "$1" | sha256sum | cut -c1-"$2"; }
+
+gpu_identity() {  # NAME SLOT GENERATION -> "serial uuid"
+  local h; h=$(seeded_hex "$1/$2/$3" 32)
+  printf '%s %s\n' "16549$(printf '%08d' $((16#${h:0:7} % 100000000)))" \
+    "GPU-${h:0:8}-${h:8:4}-${h:12:4}-${h:16:4}-${h:20:12}"
+}
+
+write_hardware() {  # FILE NAME COUNT MODEL
+  local f=$1 name=$2 count=$3 model=$4 s gname mem part vbios
+  case $model in
+    H200) gname="NVIDIA H200" mem=143771 part=692-2G520-0282-000 vbios=96.00.A5.00.1A ;;
+    *)    gname="NVIDIA H100 80GB HBM3" mem=81559 part=692-2G520-0200-000 vbios=96.00.99.00.01 ;;
+  esac
+  {
+    echo "# gpuctl sandbox: simulated hardware of $name (owned by the sandbox; read-only in the node)"
+    echo "model=$model"; echo "slots=$count"
+    for ((s = 0; s < count; s++)); do
+      read -r serial uuid < <(gpu_identity "$name" "$s" 0)
+      echo "$s.present=1"; echo "$s.name=$gname"; echo "$s.serial=$serial"; echo "$s.uuid=$uuid"
+      echo "$s.bus_id=00000000:${BUS_IDS[s]}:00.0"; echo "$s.memory_mib=$mem"; echo "$s.board_part=$part"
+      echo "$s.vbios=$vbios"; echo "$s.power_limit_w=700"; echo "$s.power_draw_w=$((68 + s)).$((10 + 7 * s))"
+      echo "$s.temperature_c=$((29 + s % 4))"; echo "$s.pcie_gen=5"; echo "$s.pcie_width=16"; echo "$s.nvlinks=18"
+    done
+  } > "$f"
+}
+
+hw_get() { sed -n "s/^$2=//p" "$1" | head -n1; }
+hw_set() {  # FILE KEY VALUE (atomic rewrite: the node may be reading it)
+  local f=$1 k=$2 v=$3
+  { grep -v "^$k=" "$f"; echo "$k=$v"; } > "$f.tmp" && mv "$f.tmp" "$f"
+}

@@ -1,0 +1,145 @@
+# The local "CUDA repository" (sourced): stand-ins for NVIDIA's packages under their real names,
+# a flat signed apt repository like NVIDIA's, cached under $CACHE/repo-<hash>/cuda.
+# Served to the nodes as file:/srv/gpuctl-sandbox/cuda/ (read-only bind mount).
+
+DRIVER_535=535.183.01
+DRIVER_550=550.127.08
+CUDA_VERSION=12.4
+CUDA_PKG_VERSION=12.4.1-1
+NCCL_PKG_VERSION=2.21.5-1+cuda12.4
+DCGM_PKG_VERSION=1:3.3.9
+DCGM_EXPORTER_PKG_VERSION=3.3.9-3.6.1-1
+REPO_URL=file:/srv/gpuctl-sandbox/cuda/
+REPO_KEY_URL=file:///srv/gpuctl-sandbox/cuda/gpuctl-sandbox-cuda.pub
+
+repo_hash() {
+  { echo "$DRIVER_535 $DRIVER_550 $CUDA_PKG_VERSION $NCCL_PKG_VERSION $DCGM_PKG_VERSION $DCGM_EXPORTER_PKG_VERSION";
+    recipe_hash "$SANDBOX_SRC/nvidia-smi" "$SANDBOX_SRC/packages" "$SANDBOX_SRC/lib/repo.sh"; } | sha256sum | cut -c1-16
+}
+
+# Sets REPO_DIR (holds cuda/). Builds when not cached.
+ensure_repo() {
+  REPO_DIR=$CACHE/repo-$(repo_hash)
+  [[ -f $REPO_DIR/.complete ]] && return 0
+  mkdir -p "$CACHE"
+  exec 7>"$CACHE/.repo.lock"; flock 7
+  if [[ ! -f $REPO_DIR/.complete ]]; then
+    local t0=$SECONDS tmp=$REPO_DIR.tmp
+    rm -rf "$tmp"; mkdir -p "$tmp/cuda" "$tmp/build"
+    log "building the local CUDA repository $(basename "$REPO_DIR") (once; cached)"
+    build_repo "$tmp" || die "building the local repository failed"
+    touch "$tmp/.complete"; rm -rf "$tmp/build"
+    mv "$tmp" "$REPO_DIR"
+    log "repository built in $((SECONDS - t0)) s"
+  fi
+  flock -u 7; exec 7>&-
+}
+
+# make_deb OUTDIR ROOTDIR NAME VERSION DESCRIPTION [extra control lines...]
+# ROOTDIR holds the files; ROOTDIR/DEBIAN may already hold maintainer scripts.
+make_deb() {
+  local out=$1 root=$2 name=$3 version=$4 desc=$5; shift 5
+  mkdir -p "$root/DEBIAN"
+  {
+    echo "Package: $name"; echo "Version: $version"; echo "Architecture: amd64"
+    echo "Maintainer: gpuctl sandbox <sandbox@gpuctl.invalid>"; echo "Section: misc"; echo "Priority: optional"
+    local l; for l in "$@"; do echo "$l"; done
+    echo "Description: $desc (gpuctl sandbox stand-in)"
+    echo " Stand-in built by tests/sandbox for end-to-end tests; not NVIDIA software."
+  } > "$root/DEBIAN/control"
+  chmod 755 "$root"/DEBIAN/{preinst,postinst,prerm,postrm} 2>/dev/null || true
+  dpkg-deb --root-owner-group -Zxz -z1 --build "$root" "$out/${name}_${version#*:}_amd64.deb" >/dev/null
+}
+
+# A systemd service whose daemon is a sleep loop (optionally after a check command).
+service_files() {
+  local root=$1 unit=$2 exe=$3 pre=${4:-}
+  mkdir -p "$root/usr/bin" "$root/lib/systemd/system"
+  printf '#!/bin/sh\n# gpuctl sandbox stand-in daemon\n%s\nwhile :; do sleep 3600; done\n' "$pre" > "$root/usr/bin/$exe"
+  chmod 755 "$root/usr/bin/$exe"
+  printf '[Unit]\nDescription=%s (gpuctl sandbox stand-in)\n\n[Service]\nExecStart=/usr/bin/%s\n\n[Install]\nWantedBy=multi-user.target\n' \
+    "$unit" "$exe" > "$root/lib/systemd/system/$unit.service"
+  mkdir -p "$root/DEBIAN"
+  printf '#!/bin/sh\nset -e\nif [ "$1" = configure ] && [ -d /run/systemd/system ]; then\n  systemctl daemon-reload >/dev/null 2>&1 || true\n  systemctl enable %s.service >/dev/null 2>&1 || true\n  systemctl restart %s.service || true\nfi\n' \
+    "$unit" "$unit" > "$root/DEBIAN/postinst"
+  printf '#!/bin/sh\nset -e\nif [ -d /run/systemd/system ]; then systemctl disable --now %s.service >/dev/null 2>&1 || true; fi\n' \
+    "$unit" > "$root/DEBIAN/prerm"
+}
+
+build_repo() {
+  local top=$1 out=$1/cuda b=$1/build
+  # nvidia-smi: static, so it runs whatever the node has installed.
+  g++ -std=c++17 -O2 -static -o "$b/nvidia-smi" "$SANDBOX_SRC"/nvidia-smi/*.cpp || return 1
+  local fixtures=$SANDBOX_SRC/../data/nvidia-smi/h200-1gpu
+  grep -oE '^"[a-zA-Z0-9_.]+"( or "[a-zA-Z0-9_.]+")?' "$fixtures/help-query-gpu.txt" | grep -oE '"[^"]+"' | tr -d '"' \
+    > "$b/query-gpu-fields"
+
+  local branch ver other cuda
+  for branch in 535 550; do
+    if [[ $branch == 535 ]]; then ver=$DRIVER_535 other=550 cuda=12.2; else ver=$DRIVER_550 other=535 cuda=12.4; fi
+    local r=$b/nvidia-driver-$branch
+    mkdir -p "$r/usr/bin" "$r/usr/lib/nvidia-sandbox" "$r/usr/share/nvidia-sandbox" "$r/DEBIAN"
+    cp "$b/nvidia-smi" "$r/usr/bin/nvidia-smi"
+    echo "$ver" > "$r/usr/lib/nvidia-sandbox/nvml-version"     # the user-space "library" version
+    echo "$cuda" > "$r/usr/lib/nvidia-sandbox/cuda-version"
+    cp "$fixtures/nvidia-smi-q.txt" "$r/usr/share/nvidia-sandbox/q.txt"
+    cp "$fixtures/nvidia-smi-q.xml" "$r/usr/share/nvidia-sandbox/q.xml"
+    cp "$b/query-gpu-fields" "$r/usr/share/nvidia-sandbox/query-gpu-fields"
+    sed -e "s/@PKG@/nvidia-driver-$branch/g" -e "s/@VERSION@/$ver/g" "$SANDBOX_SRC/packages/driver.postinst" > "$r/DEBIAN/postinst"
+    make_deb "$out" "$r" "nvidia-driver-$branch" "$ver-1" "NVIDIA driver metapackage, branch $branch" \
+      "Provides: nvidia-driver, nvidia-kernel-source-$branch" "Conflicts: nvidia-driver-$other" "Replaces: nvidia-driver-$other"
+
+    r=$b/fm-$branch
+    service_files "$r" nvidia-fabricmanager nv-fabricmanager
+    make_deb "$out" "$r" "nvidia-fabricmanager-$branch" "$ver-1" "NVIDIA Fabric Manager, branch $branch" \
+      "Provides: nvidia-fabricmanager" "Conflicts: nvidia-fabricmanager-$other" "Replaces: nvidia-fabricmanager-$other"
+  done
+
+  r=$b/persistenced
+  service_files "$r" nvidia-persistenced nvidia-persistenced \
+    'nvidia-smi -pm 1 >/dev/null 2>&1 || { echo "nvidia-persistenced failed to initialize. Check syslog for more details." >&2; exit 1; }'
+  make_deb "$out" "$r" nvidia-persistenced "$DRIVER_550-1" "NVIDIA Persistence Daemon"
+
+  r=$b/dcgm
+  service_files "$r" nvidia-dcgm nv-hostengine
+  install -m 755 "$SANDBOX_SRC/packages/dcgmi" "$r/usr/bin/dcgmi"
+  make_deb "$out" "$r" datacenter-gpu-manager "$DCGM_PKG_VERSION" "NVIDIA Data Center GPU Manager"
+
+  r=$b/dcgm-exporter
+  service_files "$r" dcgm-exporter dcgm-exporter
+  make_deb "$out" "$r" dcgm-exporter "$DCGM_EXPORTER_PKG_VERSION" "NVIDIA DCGM exporter for Prometheus" \
+    "Depends: datacenter-gpu-manager"
+
+  r=$b/cuda
+  mkdir -p "$r/usr/local/cuda-$CUDA_VERSION/bin" "$r/DEBIAN"
+  sed "s/@CUDA@/$CUDA_VERSION/g" "$SANDBOX_SRC/packages/nvcc" > "$r/usr/local/cuda-$CUDA_VERSION/bin/nvcc"
+  chmod 755 "$r/usr/local/cuda-$CUDA_VERSION/bin/nvcc"
+  printf '{\n   "cuda" : {\n      "name" : "CUDA SDK",\n      "version" : "%s.1"\n   }\n}\n' "$CUDA_VERSION" \
+    > "$r/usr/local/cuda-$CUDA_VERSION/version.json"
+  printf '#!/bin/sh\nset -e\nupdate-alternatives --install /usr/local/cuda cuda /usr/local/cuda-%s 124\n' "$CUDA_VERSION" > "$r/DEBIAN/postinst"
+  printf '#!/bin/sh\nset -e\n[ "$1" = remove ] && update-alternatives --remove cuda /usr/local/cuda-%s || true\n' "$CUDA_VERSION" > "$r/DEBIAN/prerm"
+  make_deb "$out" "$r" "cuda-toolkit-${CUDA_VERSION/./-}" "$CUDA_PKG_VERSION" "CUDA Toolkit $CUDA_VERSION"
+
+  r=$b/nccl
+  mkdir -p "$r/usr/lib/x86_64-linux-gnu"
+  printf 'int ncclGetVersion(int *v) { *v = 22105; return 0; }\n' > "$b/nccl.c"
+  gcc -shared -fPIC -Wl,-soname,libnccl.so.2 -o "$r/usr/lib/x86_64-linux-gnu/libnccl.so.2.21.5" "$b/nccl.c" || return 1
+  ln -s libnccl.so.2.21.5 "$r/usr/lib/x86_64-linux-gnu/libnccl.so.2"
+  make_deb "$out" "$r" libnccl2 "$NCCL_PKG_VERSION" "NVIDIA Collective Communication Library (NCCL) Runtime"
+
+  # Index and sign like NVIDIA's flat repository ("deb [signed-by=KEY] URL /").
+  (cd "$out" && dpkg-scanpackages --multiversion . /dev/null 2>/dev/null > Packages && gzip -9kf Packages) || return 1
+  local gh=$b/gnupg; mkdir -m 700 "$gh"
+  GNUPGHOME=$gh gpg --batch -q --passphrase '' --quick-generate-key \
+    'gpuctl sandbox CUDA repository <sandbox@gpuctl.invalid>' ed25519 sign never 2>/dev/null || return 1
+  GNUPGHOME=$gh gpg --batch -q --armor --export > "$out/gpuctl-sandbox-cuda.pub"
+  GNUPGHOME=$gh gpg --batch -q --export > "$out/gpuctl-sandbox-cuda.gpg"
+  {
+    echo "Origin: gpuctl-sandbox"; echo "Label: gpuctl sandbox CUDA stand-in"; echo "Architectures: amd64"
+    echo "Date: $(LC_ALL=C date -Ru)"; echo "SHA256:"
+    local f; for f in Packages Packages.gz; do echo " $(sha256sum < "$out/$f" | cut -d' ' -f1) $(stat -c %s "$out/$f") $f"; done
+  } > "$out/Release"
+  GNUPGHOME=$gh gpg --batch -q --yes --clearsign -o "$out/InRelease" "$out/Release" || return 1
+  GNUPGHOME=$gh gpg --batch -q --yes -abs -o "$out/Release.gpg" "$out/Release" || return 1
+  gpgconf --homedir "$gh" --kill all 2>/dev/null || true
+}
