@@ -65,7 +65,7 @@ Result<Session::NodeData*> Session::prepare(std::size_t index) {
   }
   auto transport = m_pool.get(node);
   if (!transport) return std::unexpected(transport.error());
-  auto state = gather_node_state(**transport, *data.program);
+  auto state = gather_node_state(**transport, *data.program, node.connection.become);
   if (!state) return std::unexpected(state.error());
   data.state = std::move(*state);
   return &data;

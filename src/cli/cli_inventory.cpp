@@ -14,7 +14,8 @@ std::optional<SelectedNodes> load_selected_nodes(const std::string& path, const 
   for (const auto& diagnostic : loaded.diagnostics)
     if (diagnostic.severity == Severity::error || verbosity >= 0) fmt::print(stderr, "{}\n", diagnostic.to_string());
   if (!loaded.ok()) {
-    exit_code = k_exit_error;
+    // Invalid input, like a usage error: nothing was contacted.
+    exit_code = k_exit_usage;
     return std::nullopt;
   }
   std::optional<SelectedNodes> selected(std::in_place);

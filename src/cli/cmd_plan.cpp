@@ -39,6 +39,7 @@ int run_plan(const PlanCliOptions& options, const GlobalOptions& globals) {
     }
     if (!options.json) fmt::print("Saved the plan to {}; apply exactly it with: gpuctl apply {}\n", options.out, options.out);
   }
+  if (setup->session.cancel->cancelled()) return k_exit_interrupted;
   if (plan.has_errors()) return k_exit_error;
   if (options.detailed_exitcode && plan.has_changes()) return k_exit_changes;
   return k_exit_ok;

@@ -168,10 +168,10 @@ Result<NodeState> parse_node_state(const NodeProgram& program, std::string_view 
   return state;
 }
 
-Result<NodeState> gather_node_state(Transport& transport, const NodeProgram& program) {
+Result<NodeState> gather_node_state(Transport& transport, const NodeProgram& program, bool become) {
   auto facts = facts::collect_facts(transport);
   if (!facts) return std::unexpected(facts.error());
-  auto probe = transport.run("sh -s", CommandOptions{std::chrono::seconds(120), node_state_script(program), false});
+  auto probe = transport.run("sh -s", CommandOptions{std::chrono::seconds(120), node_state_script(program), become});
   if (!probe) return std::unexpected(probe.error());
   if (!probe->ok())
     return fail(ErrorCode::transport, fmt::format("state probe exited {}: {}", probe->exit_code, util::tail_lines(probe->err, 5)));

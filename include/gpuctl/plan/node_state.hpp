@@ -53,7 +53,8 @@ std::string node_state_script(const NodeProgram& program);
 // Parses the probe's output (pure). Errors only on output that is not the probe's.
 Result<NodeState> parse_node_state(const NodeProgram& program, std::string_view output);
 
-// Collects facts and the program's resource state: two commands on one session.
-Result<NodeState> gather_node_state(Transport& transport, const NodeProgram& program);
+// Collects facts and the program's resource state: two commands on one session. With
+// `become`, the state probe runs through sudo so it can read root-only files (the munge key).
+Result<NodeState> gather_node_state(Transport& transport, const NodeProgram& program, bool become = false);
 
 }  // namespace gpuctl

@@ -30,7 +30,7 @@ cluster:
           MaxTime: INFINITE
           State: UP
   monitoring:
-    prometheus: $controller
+    # No Prometheus server: the sandbox repository carries only the exporters.
     dcgm_exporter: true
     node_exporter: true
 
