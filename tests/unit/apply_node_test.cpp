@@ -50,14 +50,34 @@ INSTANTIATE_TEST_SUITE_P(
         FailureHintCase{"W: GPG error: ... NO_PUBKEY A4B469963BF863CC", "repository key"},
         FailureHintCase{"Segmentation fault", ""}, FailureHintCase{"", ""}));
 
+// The pool owns (and on a reboot destroys) what the factory returns, so it gets a forwarder and
+// the FakeTransports stay here for the test to inspect.
+class ForwardingTransport : public Transport {
+ public:
+  explicit ForwardingTransport(FakeTransport& target) : m_target(target) {}
+  const std::string& node() const override { return m_target.node(); }
+  Result<CommandResult> run(const std::string& command, const CommandOptions& options) override {
+    return m_target.run(command, options);
+  }
+  Result<std::string> read_file(const std::string& path, bool become) override { return m_target.read_file(path, become); }
+  Result<void> write_file(const std::string& path, const std::string& content, const WriteOptions& options) override {
+    return m_target.write_file(path, content, options);
+  }
+  Result<FileAttributes> stat_file(const std::string& path, bool become) override { return m_target.stat_file(path, become); }
+
+ private:
+  FakeTransport& m_target;
+};
+
 // Hands out FakeTransports; the n-th open gets boot_id boot_ids[min(n, last)].
 struct FakeNodes {
   std::vector<std::string> boot_ids{"boot-a"};
   std::function<void(FakeTransport&)> setup;
-  std::vector<FakeTransport*> opened;   // owned by the pool
+  std::vector<std::unique_ptr<FakeTransport>> opened;
+
   std::vector<std::string> all_commands() const {
     std::vector<std::string> out;
-    for (const auto* t : opened) out.insert(out.end(), t->commands.begin(), t->commands.end());
+    for (const auto& t : opened) out.insert(out.end(), t->commands.begin(), t->commands.end());
     return out;
   }
 
@@ -68,8 +88,8 @@ struct FakeNodes {
           boot_ids[std::min(opened.size(), boot_ids.size() - 1)] + "\n";
       if (setup) setup(*transport);
       transport->on_command("", CommandResult{0, "", "", {}});
-      opened.push_back(transport.get());
-      return std::unique_ptr<Transport>(std::move(transport));
+      opened.push_back(std::move(transport));
+      return std::unique_ptr<Transport>(std::make_unique<ForwardingTransport>(*opened.back()));
     };
   }
 };

@@ -79,7 +79,7 @@ TEST(NodeStateProbe, RealShellRunReportsFilesGuardsAndRebootGuards) {
                 {resolved_file(dir / "plain.conf", "a=1\n"), resolved_file(dir / "missing.conf", "x"),
                  resolved_file(dir / "no-newline.conf", "x"), resolved_file(dir / "binary.bin", "x"),
                  resolved_file(dir / "empty.conf", "x"),
-                 resolved_file(dir / "munge.key", "KEY-BYTES", FileSpec{0400, "munge", "munge", true})}},
+                 resolved_file(dir / "munge.key", "KEY-BYTES", FileSpec{0400, "munge", "munge", true, {}})}},
        StepSpec{"guards",
                 {resolved_command("touch marker", dir / "marker"), resolved_command("touch other", dir / "other"),
                  resolved_command("fix-a", "", "true"), resolved_command("fix-b", "", "exit 3"),

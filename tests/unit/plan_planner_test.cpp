@@ -34,7 +34,7 @@ NodePlan plan_one(std::vector<ResolvedResource> resources, const NodeState& stat
 }
 
 TEST(Planner, AbsentFileIsCreatedWithADiffFromNothing) {
-  const auto plan = plan_one({resolved_file("/etc/nccl.conf", "NCCL_DEBUG=WARN\n", {0640, "root", "adm"})}, {});
+  const auto plan = plan_one({resolved_file("/etc/nccl.conf", "NCCL_DEBUG=WARN\n", {0640, "root", "adm", false, {}})}, {});
   ASSERT_EQ(plan.changes.size(), 1u);
   const auto& c = plan.changes[0];
   EXPECT_EQ(c.action, Action::create);
@@ -62,13 +62,13 @@ TEST(Planner, FileWithOtherContentIsUpdatedWithADiff) {
 TEST(Planner, FileInItsStateNeedsNoChange) {
   NodeState state;
   state.files["/etc/x"] = observed_file("same\n", 0600, "munge", "munge");
-  EXPECT_TRUE(plan_one({resolved_file("/etc/x", "same\n", {0600, "munge", "munge"})}, state).changes.empty());
+  EXPECT_TRUE(plan_one({resolved_file("/etc/x", "same\n", {0600, "munge", "munge", false, {}})}, state).changes.empty());
 }
 
 TEST(Planner, ModeAndOwnerDifferencesAreUpdatesWithoutDiff) {
   NodeState state;
   state.files["/etc/x"] = observed_file("same\n", 0644, "root", "root");
-  const auto plan = plan_one({resolved_file("/etc/x", "same\n", {0600, "munge", "munge"})}, state);
+  const auto plan = plan_one({resolved_file("/etc/x", "same\n", {0600, "munge", "munge", false, {}})}, state);
   ASSERT_EQ(plan.changes.size(), 1u);
   EXPECT_EQ(plan.changes[0].action, Action::update);
   EXPECT_EQ(plan.changes[0].reason, "mode 0644 -> 0600, owner root:root -> munge:munge");
@@ -94,7 +94,7 @@ void expect_no_secret(const NodePlan& plan) {
 }
 
 TEST(Planner, AbsentSecretIsCreatedWithoutDiff) {
-  const auto plan = plan_one({resolved_file("/etc/munge/munge.key", std::string(k_secret), {0400, "munge", "munge", true})}, {});
+  const auto plan = plan_one({resolved_file("/etc/munge/munge.key", std::string(k_secret), {0400, "munge", "munge", true, {}})}, {});
   ASSERT_EQ(plan.changes.size(), 1u);
   EXPECT_EQ(plan.changes[0].action, Action::create);
   EXPECT_EQ(plan.changes[0].summary, "create /etc/munge/munge.key (0400 munge:munge)");
@@ -109,7 +109,7 @@ TEST(Planner, DifferingSecretIsUpdatedWithoutRevealingEitherSide) {
   observed.mode = 0400;
   observed.owner = observed.group = "munge";
   state.files["/etc/munge/munge.key"] = observed;
-  const auto plan = plan_one({resolved_file("/etc/munge/munge.key", std::string(k_secret), {0400, "munge", "munge", true})}, state);
+  const auto plan = plan_one({resolved_file("/etc/munge/munge.key", std::string(k_secret), {0400, "munge", "munge", true, {}})}, state);
   ASSERT_EQ(plan.changes.size(), 1u);
   EXPECT_EQ(plan.changes[0].action, Action::update);
   EXPECT_EQ(plan.changes[0].reason, "secret content differs");
@@ -126,7 +126,7 @@ TEST(Planner, MatchingSecretNeedsNoChange) {
   observed.owner = observed.group = "munge";
   state.files["/etc/munge/munge.key"] = observed;
   EXPECT_TRUE(
-      plan_one({resolved_file("/etc/munge/munge.key", std::string(k_secret), {0400, "munge", "munge", true})}, state)
+      plan_one({resolved_file("/etc/munge/munge.key", std::string(k_secret), {0400, "munge", "munge", true, {}})}, state)
           .changes.empty());
 }
 
@@ -170,6 +170,13 @@ INSTANTIATE_TEST_SUITE_P(
         PackageCase{"newer version", resolved_package("nvidia-driver-550", "550.127.08"),
                     ObservedPackage{true, "550.144.03-1", false}, Action::update,
                     "change nvidia-driver-550 (550.144.03-1 -> 550.127.08)"},
+        // Versions order by their numbers, not as text: "550.127" is newer than "550.54".
+        PackageCase{"older than it reads as text", resolved_package("nvidia-driver-550", "550.54.15"),
+                    ObservedPackage{true, "550.127.08-1", false}, Action::update,
+                    "change nvidia-driver-550 (550.127.08-1 -> 550.54.15)"},
+        PackageCase{"older with an epoch", resolved_package("nvidia-driver-550", "550.127.08"),
+                    ObservedPackage{true, "1:550.90.07-1", false}, Action::update,
+                    "upgrade nvidia-driver-550 (1:550.90.07-1 -> 550.127.08)"},
         PackageCase{"right version with revision and held", resolved_package("nvidia-driver-550", "550.127.08", true),
                     ObservedPackage{true, "550.127.08-1", true}, std::nullopt, ""},
         PackageCase{"right version but not held", resolved_package("nvidia-driver-550", "550.127.08", true),

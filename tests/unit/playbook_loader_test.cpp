@@ -171,7 +171,9 @@ TEST_P(PlaybookLoaderRejects, BadResource) {
   ASSERT_FALSE(playbook) << GetParam().what;
   EXPECT_NE(playbook.error().message.find(GetParam().message), std::string::npos)
       << GetParam().what << ": " << playbook.error().message;
-  if (GetParam().line) EXPECT_EQ(playbook.error().where.line, GetParam().line) << GetParam().what;
+  if (GetParam().line) {
+    EXPECT_EQ(playbook.error().where.line, GetParam().line) << GetParam().what;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -62,6 +62,11 @@ inline ResolvedResource resolved_command(std::string run, std::string creates = 
 }
 
 struct StepSpec {
+  StepSpec(std::string name_, std::vector<ResolvedResource> resources_ = {}, RebootPolicy reboot_ = RebootPolicy::never,
+           std::string reboot_unless_ = {}, std::vector<std::string> checks_ = {})
+      : name(std::move(name_)), resources(std::move(resources_)), reboot(reboot_),
+        reboot_unless(std::move(reboot_unless_)), checks(std::move(checks_)) {}
+
   std::string name;
   std::vector<ResolvedResource> resources;
   RebootPolicy reboot = RebootPolicy::never;
