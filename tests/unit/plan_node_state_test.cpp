@@ -130,6 +130,20 @@ TEST(NodeStateProbe, RealShellRunReportsFilesGuardsAndRebootGuards) {
   EXPECT_FALSE(state->reboot_needed.contains("files"));
 }
 
+// CommandResource: "It runs when neither guard says it is done already."
+TEST(NodeStateProbe, CommandWithBothGuardsIsDoneWhenEitherSaysSo) {
+  TempDir dir;
+  write_file(dir / "exists", "", 0644);
+  ProgramFixture fixture({StepSpec{"s",
+                                   {resolved_command("a", dir / "exists", "false"), resolved_command("b", dir / "nope", "true"),
+                                    resolved_command("c", dir / "nope", "false")}}});
+  const auto state = parse_node_state(fixture.program, run_sh(dir, node_state_script(fixture.program)));
+  ASSERT_TRUE(state) << state.error().to_string();
+  EXPECT_TRUE(state->guards_done.at("a"));
+  EXPECT_TRUE(state->guards_done.at("b"));
+  EXPECT_FALSE(state->guards_done.at("c"));
+}
+
 TEST(NodeStateProbe, PathsWithSpacesAndQuotesAreQuoted) {
   TempDir dir;
   const auto odd = dir / "it's a file";
