@@ -70,7 +70,12 @@ std::string node_state_script(const NodeProgram& program) {
         if (std::ranges::find(services, r.service.name) == services.end()) services.push_back(r.service.name);
         break;
       case ResourceKind::command:
-        if (!r.command.creates.empty())
+        // Done when either guard says so: `creates` exists, or `unless` exits 0.
+        if (!r.command.creates.empty() && !r.command.unless.empty())
+          script += fmt::format(
+              "if [ -e {} ] || ( {} ) </dev/null >/dev/null 2>&1; then echo '@@guard {} 0'; else echo '@@guard {} 1'; fi\n",
+              shell_quote(r.command.creates), r.command.unless, i, i);
+        else if (!r.command.creates.empty())
           script += fmt::format("if [ -e {} ]; then echo '@@guard {} 0'; else echo '@@guard {} 1'; fi\n",
                                 shell_quote(r.command.creates), i, i);
         else if (!r.command.unless.empty())

@@ -4,12 +4,55 @@
 #include <gpuctl/util/diff.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <fmt/format.h>
 
 namespace gpuctl {
 namespace {
 
 std::string mode_text(std::uint32_t mode) { return fmt::format("{:04o}", mode); }
+
+// Orders package versions as people read them, for the plan's wording only: the epoch first
+// (when both have one: the inventory's versions have none), then runs of digits by value and
+// other characters as text, so "550.90.07" < "550.127.08" (string comparison says the opposite).
+int compare_versions(std::string_view a, std::string_view b) {
+  const auto epoch = [](std::string_view& v) {
+    const auto colon = v.find(':');
+    if (colon == std::string_view::npos) return std::string_view();
+    const auto e = v.substr(0, colon);
+    v.remove_prefix(colon + 1);
+    return e;
+  };
+  const auto digits = [](std::string_view& v) {
+    std::size_t n = 0;
+    while (n < v.size() && std::isdigit(static_cast<unsigned char>(v[n]))) ++n;
+    auto run = v.substr(0, n);
+    v.remove_prefix(n);
+    while (run.size() > 1 && run.front() == '0') run.remove_prefix(1);
+    return run;
+  };
+  const auto compare_numbers = [](std::string_view x, std::string_view y) {
+    if (x.size() != y.size()) return x.size() < y.size() ? -1 : 1;
+    return x < y ? -1 : (x == y ? 0 : 1);
+  };
+  const auto epoch_a = epoch(a);
+  const auto epoch_b = epoch(b);
+  if (!epoch_a.empty() && !epoch_b.empty())
+    if (const int e = compare_numbers(epoch_a, epoch_b)) return e;
+  while (!a.empty() || !b.empty()) {
+    const bool a_digit = !a.empty() && std::isdigit(static_cast<unsigned char>(a.front()));
+    const bool b_digit = !b.empty() && std::isdigit(static_cast<unsigned char>(b.front()));
+    if (a_digit && b_digit) {
+      if (const int c = compare_numbers(digits(a), digits(b))) return c;
+      continue;
+    }
+    if (a.empty() || b.empty()) return a.empty() ? -1 : 1;
+    if (a.front() != b.front()) return a.front() < b.front() ? -1 : 1;
+    a.remove_prefix(1);
+    b.remove_prefix(1);
+  }
+  return 0;
+}
 
 std::vector<Change> file_changes(const ResolvedResource& resolved, const NodeState& state) {
   const auto& f = resolved.resource.file;
@@ -61,7 +104,7 @@ std::vector<Change> package_changes(const ResolvedResource& resolved, const Node
   }
   if (!p.version.empty() && !version_matches(observed.version, p.version)) {
     change.action = Action::update;
-    change.summary = fmt::format("{} {} ({} -> {}){}", observed.version < p.version ? "upgrade" : "change", p.name,
+    change.summary = fmt::format("{} {} ({} -> {}){}", compare_versions(observed.version, p.version) < 0 ? "upgrade" : "change", p.name,
                                  observed.version, p.version, p.hold ? ", held" : "");
     change.reason = "installed version differs from the inventory";
     return {change};

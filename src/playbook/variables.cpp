@@ -145,6 +145,9 @@ Result<std::string> substitute(std::string_view text, const Variables& variables
 
 Result<bool> evaluate_condition(std::string_view condition, const Variables& variables) {
   if (util::trim(condition).empty()) return true;
+  // Every clause is evaluated (no short-circuit) so a typo is an error on every node, not only
+  // on the nodes where the earlier alternatives happen to be false.
+  bool any = false;
   for (const auto& alternative : split_word(condition, "or")) {
     bool all = true;
     for (const auto& clause : split_word(alternative, "and")) {
@@ -152,9 +155,9 @@ Result<bool> evaluate_condition(std::string_view condition, const Variables& var
       if (!value) return value;
       all = all && *value;
     }
-    if (all) return true;
+    any = any || all;
   }
-  return false;
+  return any;
 }
 
 }  // namespace gpuctl

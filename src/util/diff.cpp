@@ -27,8 +27,9 @@ std::vector<Edit> edit_script(const std::vector<std::string>& a, const std::vect
   std::size_t i = 0, j = 0;
   while (i < n || j < m) {
     if (i < n && j < m && a[i] == b[j]) edits.push_back({Op::keep, i++, j++});
-    else if (j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j])) edits.push_back({Op::add, i, j++});
-    else edits.push_back({Op::remove, i++, j});
+    // On a tie, removals first: a changed line reads "-old" then "+new", as in diff(1).
+    else if (i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1])) edits.push_back({Op::remove, i++, j});
+    else edits.push_back({Op::add, i, j++});
   }
   return edits;
 }
@@ -38,8 +39,20 @@ std::vector<Edit> edit_script(const std::vector<std::string>& a, const std::vect
 std::string unified_diff(std::string_view before, std::string_view after, std::string_view before_label,
                          std::string_view after_label, std::size_t max_lines) {
   if (before == after) return {};
-  const auto a = split_lines(before);
-  const auto b = split_lines(after);
+  // A last line without its newline differs from the same line with one (as in diff(1)): it
+  // carries a '\n' sentinel here, which no other line can contain, and is printed with the
+  // "\ No newline at end of file" marker right after it, where patch(1) expects it.
+  const auto lines_of = [](std::string_view text) {
+    auto lines = split_lines(text);
+    if (!text.empty() && text.back() != '\n' && !lines.empty()) lines.back() += '\n';
+    return lines;
+  };
+  const auto a = lines_of(before);
+  const auto b = lines_of(after);
+  const auto emit = [](char prefix, const std::string& line) {
+    if (!line.empty() && line.back() == '\n') return prefix + line + "\\ No newline at end of file\n";
+    return prefix + line + "\n";
+  };
   std::string out = fmt::format("--- {}\n+++ {}\n", before_label, after_label);
   if (a.size() > max_lines || b.size() > max_lines)
     return out + fmt::format("@@ content differs ({} -> {} lines; too large to show) @@\n", a.size(), b.size());
@@ -73,14 +86,12 @@ std::string unified_diff(std::string_view before, std::string_view after, std::s
     out += fmt::format("@@ -{},{} +{},{} @@\n", before_start, before_count, after_start, after_count);
     for (std::size_t e = start; e < end; ++e) {
       const auto& edit = edits[e];
-      if (edit.op == Op::keep) out += " " + a[edit.before_line] + "\n";
-      else if (edit.op == Op::remove) out += "-" + a[edit.before_line] + "\n";
-      else out += "+" + b[edit.after_line] + "\n";
+      if (edit.op == Op::keep) out += emit(' ', a[edit.before_line]);
+      else if (edit.op == Op::remove) out += emit('-', a[edit.before_line]);
+      else out += emit('+', b[edit.after_line]);
     }
     k = end;
   }
-  if (!before.empty() && before.back() != '\n') out += "\\ No newline at end of file (before)\n";
-  if (!after.empty() && after.back() != '\n') out += "\\ No newline at end of file (after)\n";
   return out;
 }
 

@@ -1,0 +1,296 @@
+// The state probe (plan/node_state.hpp): the generated script really run by /bin/sh against a
+// temp dir, then parsed; hand-written probe outputs for packages, services and guards.
+#include <gpuctl/plan/node_state.hpp>
+
+#include "program_builder.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <pwd.h>
+#include <grp.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace gpuctl {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::FileSpec;
+using testing::ProgramFixture;
+using testing::StepSpec;
+using testing::resolved_command;
+using testing::resolved_file;
+using testing::resolved_package;
+using testing::resolved_service;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "gpuctl-probe-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+    m_path = pattern;
+  }
+  ~TempDir() { fs::remove_all(m_path); }
+  std::string operator/(std::string_view name) const { return (m_path / name).string(); }
+
+ private:
+  fs::path m_path;
+};
+
+void write_file(const std::string& path, std::string_view content, mode_t mode) {
+  std::ofstream(path, std::ios::binary) << content;
+  ::chmod(path.c_str(), mode);
+}
+
+// Runs `script` with /bin/sh and returns its standard output.
+std::string run_sh(const TempDir& dir, const std::string& script) {
+  const auto script_path = dir / "probe.sh";
+  std::ofstream(script_path, std::ios::binary) << script;
+  std::string output;
+  FILE* pipe = ::popen(("/bin/sh " + script_path).c_str(), "r");
+  if (!pipe) throw std::runtime_error("popen failed");
+  char buffer[4096];
+  std::size_t n = 0;
+  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
+  ::pclose(pipe);
+  return output;
+}
+
+std::string user_name() { return ::getpwuid(::geteuid())->pw_name; }
+std::string group_name() { return ::getgrgid(::getegid())->gr_name; }
+
+TEST(NodeStateProbe, RealShellRunReportsFilesGuardsAndRebootGuards) {
+  TempDir dir;
+  // NUL and high bytes, and lines that look like probe sections: content is read by size.
+  static constexpr char k_raw[] = "\x00\x01\xff\xfe\n@@done\n@@file 0 644 root root 3\nend";
+  const std::string binary(k_raw, sizeof k_raw - 1);
+  write_file(dir / "plain.conf", "a=1\nb=2\n", 0640);
+  write_file(dir / "no-newline.conf", "last line", 0600);
+  write_file(dir / "binary.bin", binary, 0644);
+  write_file(dir / "empty.conf", "", 0644);
+  write_file(dir / "munge.key", "KEY-BYTES", 0400);
+  write_file(dir / "marker", "", 0644);
+
+  ProgramFixture fixture(
+      {StepSpec{"files",
+                {resolved_file(dir / "plain.conf", "a=1\n"), resolved_file(dir / "missing.conf", "x"),
+                 resolved_file(dir / "no-newline.conf", "x"), resolved_file(dir / "binary.bin", "x"),
+                 resolved_file(dir / "empty.conf", "x"),
+                 resolved_file(dir / "munge.key", "KEY-BYTES", FileSpec{0400, "munge", "munge", true, {}})}},
+       StepSpec{"guards",
+                {resolved_command("touch marker", dir / "marker"), resolved_command("touch other", dir / "other"),
+                 resolved_command("fix-a", "", "true"), resolved_command("fix-b", "", "exit 3"),
+                 resolved_command("unguarded")},
+                RebootPolicy::on_change, "false"},
+       StepSpec{"ok-boot", {}, RebootPolicy::on_change, "test -e " + (dir / "marker")}});
+
+  const auto output = run_sh(dir, node_state_script(fixture.program));
+  const auto state = parse_node_state(fixture.program, output);
+  ASSERT_TRUE(state) << state.error().to_string() << "\n" << output;
+
+  const auto& plain = state->files.at(dir / "plain.conf");
+  EXPECT_TRUE(plain.exists);
+  EXPECT_EQ(plain.content, "a=1\nb=2\n");
+  EXPECT_EQ(plain.digest, util::sha256_hex("a=1\nb=2\n"));
+  EXPECT_EQ(plain.mode, 0640u);
+  EXPECT_EQ(plain.owner, user_name());
+  EXPECT_EQ(plain.group, group_name());
+
+  EXPECT_FALSE(state->files.at(dir / "missing.conf").exists);
+
+  const auto& no_newline = state->files.at(dir / "no-newline.conf");
+  EXPECT_EQ(no_newline.content, "last line");
+  EXPECT_EQ(no_newline.mode, 0600u);
+
+  const auto& bin = state->files.at(dir / "binary.bin");
+  EXPECT_EQ(bin.content, binary);
+  EXPECT_EQ(bin.digest, util::sha256_hex(binary));
+
+  const auto& empty = state->files.at(dir / "empty.conf");
+  EXPECT_TRUE(empty.exists);
+  EXPECT_EQ(empty.content, "");
+
+  const auto& secret = state->files.at(dir / "munge.key");
+  EXPECT_TRUE(secret.exists);
+  EXPECT_EQ(secret.content, "");  // only the digest travels
+  EXPECT_EQ(secret.digest, util::sha256_hex("KEY-BYTES"));
+  EXPECT_EQ(secret.mode, 0400u);
+  EXPECT_EQ(output.find("KEY-BYTES"), std::string::npos);
+
+  EXPECT_TRUE(state->guards_done.at("touch marker"));
+  EXPECT_FALSE(state->guards_done.at("touch other"));
+  EXPECT_TRUE(state->guards_done.at("fix-a"));
+  EXPECT_FALSE(state->guards_done.at("fix-b"));
+  EXPECT_FALSE(state->guards_done.contains("unguarded"));
+  EXPECT_TRUE(state->reboot_needed.at("guards"));
+  EXPECT_FALSE(state->reboot_needed.at("ok-boot"));
+  EXPECT_FALSE(state->reboot_needed.contains("files"));
+}
+
+// CommandResource: "It runs when neither guard says it is done already."
+TEST(NodeStateProbe, CommandWithBothGuardsIsDoneWhenEitherSaysSo) {
+  TempDir dir;
+  write_file(dir / "exists", "", 0644);
+  ProgramFixture fixture({StepSpec{"s",
+                                   {resolved_command("a", dir / "exists", "false"), resolved_command("b", dir / "nope", "true"),
+                                    resolved_command("c", dir / "nope", "false")}}});
+  const auto state = parse_node_state(fixture.program, run_sh(dir, node_state_script(fixture.program)));
+  ASSERT_TRUE(state) << state.error().to_string();
+  EXPECT_TRUE(state->guards_done.at("a"));
+  EXPECT_TRUE(state->guards_done.at("b"));
+  EXPECT_FALSE(state->guards_done.at("c"));
+}
+
+TEST(NodeStateProbe, PathsWithSpacesAndQuotesAreQuoted) {
+  TempDir dir;
+  const auto odd = dir / "it's a file";
+  write_file(odd, "odd\n", 0644);
+  ProgramFixture fixture({StepSpec{"s", {resolved_file(odd, "odd\n")}}});
+  const auto state = parse_node_state(fixture.program, run_sh(dir, node_state_script(fixture.program)));
+  ASSERT_TRUE(state) << state.error().to_string();
+  EXPECT_EQ(state->files.at(odd).content, "odd\n");
+}
+
+TEST(NodeStateProbe, ScriptAsksDpkgOnceForEveryPackageAndSystemctlForEveryService) {
+  ProgramFixture fixture({StepSpec{"a", {resolved_package("munge"), resolved_service("munge", true, true)}},
+                          StepSpec{"b", {resolved_package("munge"), resolved_package("slurmd")}}});
+  const auto script = node_state_script(fixture.program);
+  EXPECT_NE(script.find("dpkg-query -W"), std::string::npos);
+  EXPECT_NE(script.find("munge slurmd"), std::string::npos) << script;
+  EXPECT_NE(script.find("systemctl is-enabled munge"), std::string::npos) << script;
+  EXPECT_NE(script.find("@@done"), std::string::npos);
+}
+
+TEST(NodeStateParse, ReadsPackagesInDpkgStatusAbbreviations) {
+  ProgramFixture fixture({StepSpec{"s", {resolved_package("nvidia-driver-550"), resolved_package("munge"),
+                                         resolved_package("old"), resolved_package("conf-only")}}});
+  // ${db:Status-Abbrev} is three characters, the third usually a space.
+  const auto state = parse_node_state(fixture.program,
+                                      "@@pkg nvidia-driver-550 ii  550.127.08-1\n"
+                                      "@@pkg munge hi  0.5.15-2\n"
+                                      "@@pkg old un  \n"
+                                      "@@pkg conf-only rc  1.0-1\n"
+                                      "@@done\n");
+  ASSERT_TRUE(state) << state.error().to_string();
+  const auto& driver = state->packages.at("nvidia-driver-550");
+  EXPECT_TRUE(driver.installed);
+  EXPECT_FALSE(driver.held);
+  EXPECT_EQ(driver.version, "550.127.08-1");
+  const auto& munge = state->packages.at("munge");
+  EXPECT_TRUE(munge.installed);
+  EXPECT_TRUE(munge.held);
+  EXPECT_EQ(munge.version, "0.5.15-2");
+  EXPECT_FALSE(state->packages.at("old").installed);
+  EXPECT_EQ(state->packages.at("old").version, "");
+  EXPECT_FALSE(state->packages.at("conf-only").installed);
+}
+
+TEST(NodeStateParse, ReadsServiceStates) {
+  ProgramFixture fixture({StepSpec{"s", {resolved_service("munge", true, true)}}});
+  const auto state = parse_node_state(fixture.program,
+                                      "@@svc munge enabled active\n"
+                                      "@@svc slurmd disabled inactive\n"
+                                      "@@svc udev static activating\n"
+                                      "@@svc nope ? ?\n"
+                                      "@@svc gone not-found inactive\n"
+                                      "@@done\n");
+  ASSERT_TRUE(state) << state.error().to_string();
+  EXPECT_TRUE(state->services.at("munge").known);
+  EXPECT_TRUE(state->services.at("munge").enabled);
+  EXPECT_TRUE(state->services.at("munge").running);
+  EXPECT_FALSE(state->services.at("slurmd").enabled);
+  EXPECT_FALSE(state->services.at("slurmd").running);
+  EXPECT_TRUE(state->services.at("udev").enabled);
+  EXPECT_TRUE(state->services.at("udev").running);
+  EXPECT_FALSE(state->services.at("nope").known);
+  EXPECT_TRUE(state->services.at("gone").known);
+  EXPECT_FALSE(state->services.at("gone").enabled);
+}
+
+TEST(NodeStateParse, ReadsGuardsByResourceIndexAcrossSteps) {
+  ProgramFixture fixture({StepSpec{"a", {resolved_file("/etc/x", "x"), resolved_command("one", "/one")}},
+                          StepSpec{"b", {resolved_command("two", "", "true")}}});
+  const auto state = parse_node_state(fixture.program, "@@absent 0\n@@guard 1 1\n@@guard 2 0\n@@done\n");
+  ASSERT_TRUE(state) << state.error().to_string();
+  EXPECT_FALSE(state->guards_done.at("one"));
+  EXPECT_TRUE(state->guards_done.at("two"));
+  EXPECT_FALSE(state->files.at("/etc/x").exists);
+}
+
+TEST(NodeStateParse, IgnoresNoiseBetweenSections) {
+  ProgramFixture fixture({StepSpec{"a", {resolved_command("one", "/one")}}});
+  const auto state = parse_node_state(fixture.program, "motd: welcome\n\n@@guard 0 0\nstray line\n@@done\n");
+  ASSERT_TRUE(state) << state.error().to_string();
+  EXPECT_TRUE(state->guards_done.at("one"));
+}
+
+TEST(NodeStateParse, TruncatedOutputIsAnError) {
+  ProgramFixture fixture({StepSpec{"a", {resolved_command("one", "/one")}}});
+  const auto state = parse_node_state(fixture.program, "@@guard 0 0\n");
+  ASSERT_FALSE(state);
+  EXPECT_EQ(state.error().code, ErrorCode::parse);
+  EXPECT_NE(state.error().message.find("did not finish"), std::string::npos);
+}
+
+TEST(NodeStateParse, FileContentShorterThanItsSizeIsAnError) {
+  ProgramFixture fixture({StepSpec{"a", {resolved_file("/etc/x", "x")}}});
+  const auto state = parse_node_state(fixture.program, "@@file 0 644 root root 100\nshort\n@@done\n");
+  ASSERT_FALSE(state);
+  EXPECT_NE(state.error().message.find("cut short"), std::string::npos);
+}
+
+TEST(NodeStateParse, SectionNamingAResourceThatIsNotThereIsAnError) {
+  ProgramFixture fixture({StepSpec{"a", {resolved_command("one", "/one")}}});
+  EXPECT_FALSE(parse_node_state(fixture.program, "@@absent 0\n@@done\n"));   // resource 0 is no file
+  EXPECT_FALSE(parse_node_state(fixture.program, "@@guard 7 0\n@@done\n"));  // no resource 7
+  EXPECT_FALSE(parse_node_state(fixture.program, "@@reboot 3 1\n@@done\n")); // no step 3
+}
+
+NodeState sample_state() {
+  NodeState state;
+  ObservedFile f;
+  f.exists = true;
+  f.digest = util::sha256_hex("a");
+  f.mode = 0644;
+  f.owner = f.group = "root";
+  state.files["/etc/x"] = f;
+  state.packages["munge"] = ObservedPackage{true, "0.5.15-2", false};
+  state.facts.boot_id = Fact<std::string>::of("boot-1");
+  GpuInfo gpu;
+  gpu.temperature_c = 40;
+  gpu.power_draw_w = 100;
+  state.facts.gpus = Fact<std::vector<GpuInfo>>::of({gpu});
+  state.facts.uptime_s = Fact<double>::of(1000);
+  return state;
+}
+
+TEST(NodeStateFingerprint, ChangesWhenAFileDigestChanges) {
+  const auto before = sample_state();
+  auto after = sample_state();
+  after.files["/etc/x"].digest = util::sha256_hex("b");
+  EXPECT_EQ(before.fingerprint(), sample_state().fingerprint());
+  EXPECT_NE(before.fingerprint(), after.fingerprint());
+}
+
+TEST(NodeStateFingerprint, ChangesWithPackagesAndTheBootId) {
+  auto held = sample_state();
+  held.packages["munge"].held = true;
+  EXPECT_NE(sample_state().fingerprint(), held.fingerprint());
+  auto rebooted = sample_state();
+  rebooted.facts.boot_id = Fact<std::string>::of("boot-2");
+  EXPECT_NE(sample_state().fingerprint(), rebooted.fingerprint());
+}
+
+TEST(NodeStateFingerprint, IgnoresTemperaturePowerAndUptime) {
+  auto warmer = sample_state();
+  (*warmer.facts.gpus.value)[0].temperature_c = 75;
+  (*warmer.facts.gpus.value)[0].power_draw_w = 650;
+  warmer.facts.uptime_s = Fact<double>::of(99999);
+  EXPECT_EQ(sample_state().fingerprint(), warmer.fingerprint());
+}
+
+}  // namespace
+}  // namespace gpuctl

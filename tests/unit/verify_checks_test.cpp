@@ -1,0 +1,282 @@
+// Verification checks (verify/checks.hpp) over NodeFacts and NodeState built from values.
+#include <gpuctl/verify/checks.hpp>
+
+#include "program_builder.hpp"
+#include "template_test_inventory.hpp"
+
+#include <gtest/gtest.h>
+
+namespace gpuctl {
+namespace {
+
+using testing::ProgramFixture;
+using testing::StepSpec;
+
+GpuInfo healthy_gpu(int index) {
+  GpuInfo gpu;
+  gpu.index = index;
+  gpu.name = "NVIDIA H100 80GB HBM3";
+  gpu.serial = "SN" + std::to_string(1000 + index);
+  gpu.persistence_mode = true;
+  gpu.ecc_enabled = true;
+  gpu.ecc_volatile_uncorrected = 0;
+  gpu.remapped_rows_pending = false;
+  gpu.remapped_rows_failure = false;
+  gpu.pcie_width_current = 16;
+  gpu.pcie_width_max = 16;
+  return gpu;
+}
+
+class Checks : public ::testing::Test {
+ protected:
+  Checks() : inventory(testing::example_inventory()), node(inventory.nodes[1]) {
+    auto& facts = state.facts;
+    facts.loaded_modules = Fact<std::vector<std::string>>::of({"nvidia", "nvidia_uvm", "nvidia_modeset"});
+    facts.driver_version = Fact<std::string>::of("550.127.08");
+    facts.cuda_version = Fact<std::string>::of("12.4.131");
+    facts.nccl_version = Fact<std::string>::of("2.21.5");
+    std::vector<GpuInfo> gpus;
+    for (int i = 0; i < 8; ++i) gpus.push_back(healthy_gpu(i));
+    facts.gpus = Fact<std::vector<GpuInfo>>::of(gpus);
+    state.packages["nvidia-driver-550"] = ObservedPackage{true, "550.127.08-1", true};
+    for (const char* service : {"slurmd", "slurmctld", "prometheus", "dcgm-exporter", "prometheus-node-exporter"})
+      state.services[service] = ObservedService{true, true, true};
+  }
+
+  CheckResult run(const std::string& name) {
+    const auto results = run_checks({name}, CheckInput{inventory, node, fixture.program, state});
+    EXPECT_EQ(results.size(), 1u);
+    EXPECT_EQ(results[0].name, name);
+    return results[0];
+  }
+
+  std::vector<GpuInfo>& gpus() { return *state.facts.gpus.value; }
+
+  Inventory inventory;
+  Node& node;
+  NodeState state;
+  ProgramFixture fixture{std::vector<StepSpec>{StepSpec{"nccl", {testing::resolved_file("/etc/nccl.conf", "NCCL_DEBUG=WARN\n")}}}};
+};
+
+TEST_F(Checks, EveryKnownCheckPassesOnAHealthyNode) {
+  state.files["/etc/nccl.conf"] = ObservedFile{true, "", util::sha256_hex("NCCL_DEBUG=WARN\n"), 0644, "root", "root"};
+  std::vector<std::string> names;
+  for (const auto& info : known_checks()) names.push_back(info.name);
+  EXPECT_EQ(names.size(), 16u);
+  const auto results = run_checks(names, CheckInput{inventory, node, fixture.program, state});
+  ASSERT_EQ(results.size(), names.size());
+  for (const auto& r : results) EXPECT_EQ(r.status, CheckStatus::pass) << r.name << ": " << r.detail << r.observed;
+}
+
+TEST_F(Checks, UnknownCheckIsAnErrorNamingIt) {
+  const auto r = run("gpu_cout");
+  EXPECT_EQ(r.status, CheckStatus::error);
+  EXPECT_NE(r.detail.find("unknown check 'gpu_cout'"), std::string::npos);
+}
+
+TEST_F(Checks, ResultsKeepTheOrderAsked) {
+  const auto results = run_checks({"gpu_count", "nvidia_loaded", "nope"}, CheckInput{inventory, node, fixture.program, state});
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[0].name, "gpu_count");
+  EXPECT_EQ(results[1].name, "nvidia_loaded");
+  EXPECT_EQ(results[2].name, "nope");
+}
+
+// Absent facts: the check cannot run, so it is an error with the reason, never a pass.
+struct AbsentCase {
+  const char* check;
+  void (*remove)(NodeFacts&);
+};
+
+class ChecksWithAbsentFact : public Checks, public ::testing::WithParamInterface<AbsentCase> {};
+
+TEST_P(ChecksWithAbsentFact, IsAnErrorWithTheReason) {
+  GetParam().remove(state.facts);
+  const auto r = run(GetParam().check);
+  EXPECT_EQ(r.status, CheckStatus::error) << GetParam().check;
+  EXPECT_NE(r.detail.find("nvidia-smi: command not found"), std::string::npos) << r.detail;
+}
+
+void no_modules(NodeFacts& f) { f.loaded_modules = Fact<std::vector<std::string>>::absent("nvidia-smi: command not found"); }
+void no_driver(NodeFacts& f) { f.driver_version = Fact<std::string>::absent("nvidia-smi: command not found"); }
+void no_gpus(NodeFacts& f) { f.gpus = Fact<std::vector<GpuInfo>>::absent("nvidia-smi: command not found"); }
+void no_cuda(NodeFacts& f) { f.cuda_version = Fact<std::string>::absent("nvidia-smi: command not found"); }
+
+INSTANTIATE_TEST_SUITE_P(Table, ChecksWithAbsentFact,
+                         ::testing::Values(AbsentCase{"nouveau_not_loaded", no_modules}, AbsentCase{"nvidia_loaded", no_modules},
+                                           AbsentCase{"driver_version", no_driver}, AbsentCase{"gpu_count", no_gpus},
+                                           AbsentCase{"gpu_model", no_gpus}, AbsentCase{"ecc_errors", no_gpus},
+                                           AbsentCase{"row_remap", no_gpus}, AbsentCase{"pcie_link", no_gpus},
+                                           AbsentCase{"persistence_mode", no_gpus}, AbsentCase{"cuda_version", no_cuda}));
+
+TEST_F(Checks, AbsentFactWithoutReasonSaysNotGathered) {
+  state.facts.gpus = {};
+  const auto r = run("gpu_count");
+  EXPECT_EQ(r.status, CheckStatus::error);
+  EXPECT_EQ(r.detail, "GPUs unknown: not gathered");
+}
+
+TEST_F(Checks, EmptyGpuListIsAnErrorForPerGpuChecks) {
+  gpus().clear();
+  EXPECT_EQ(run("ecc_errors").status, CheckStatus::error);
+  EXPECT_EQ(run("gpu_count").status, CheckStatus::fail);
+}
+
+TEST_F(Checks, NouveauLoadedFails) {
+  state.facts.loaded_modules.value->push_back("nouveau");
+  const auto r = run("nouveau_not_loaded");
+  EXPECT_EQ(r.status, CheckStatus::fail);
+  EXPECT_EQ(r.observed, "nouveau loaded");
+  EXPECT_EQ(run("nvidia_loaded").status, CheckStatus::pass);
+}
+
+TEST_F(Checks, NvidiaNotLoadedFails) {
+  state.facts.loaded_modules = Fact<std::vector<std::string>>::of({"ext4"});
+  EXPECT_EQ(run("nvidia_loaded").status, CheckStatus::fail);
+  EXPECT_EQ(run("nouveau_not_loaded").status, CheckStatus::pass);
+}
+
+TEST_F(Checks, EccErrorsFailureNamesGpuIndexSerialAndCount) {
+  gpus()[3].ecc_volatile_uncorrected = 2;
+  const auto r = run("ecc_errors");
+  EXPECT_EQ(r.status, CheckStatus::fail);
+  EXPECT_EQ(r.observed, "GPU 3 (SN1003): 2 uncorrectable volatile ECC errors");
+  EXPECT_EQ(r.expected, "ECC on, 0 uncorrectable volatile errors");
+}
+
+TEST_F(Checks, EccErrorsFailsForEveryBadGpuAndForEccOff) {
+  gpus()[1].ecc_enabled = false;
+  gpus()[6].ecc_volatile_uncorrected = 1;
+  const auto r = run("ecc_errors");
+  EXPECT_EQ(r.status, CheckStatus::fail);
+  EXPECT_EQ(r.observed, "GPU 1 (SN1001): ECC disabled; GPU 6 (SN1006): 1 uncorrectable volatile ECC errors");
+}
+
+TEST_F(Checks, EccCountNotReportedIsAnErrorNotAPass) {
+  gpus()[2].ecc_volatile_uncorrected.reset();
+  const auto r = run("ecc_errors");
+  EXPECT_EQ(r.status, CheckStatus::error);
+  EXPECT_NE(r.detail.find("GPU 2"), std::string::npos);
+}
+
+TEST_F(Checks, GpuCountMismatchFails) {
+  gpus().pop_back();
+  const auto r = run("gpu_count");
+  EXPECT_EQ(r.status, CheckStatus::fail);
+  EXPECT_EQ(r.observed, "7");
+  EXPECT_EQ(r.expected, "8");
+}
+
+TEST_F(Checks, GpuModelIsMatchedCaseInsensitivelyAndNamesTheOddGpu) {
+  gpus()[5].name = "NVIDIA A100-SXM4-80GB";
+  const auto r = run("gpu_model");
+  EXPECT_EQ(r.status, CheckStatus::fail);
+  EXPECT_EQ(r.observed, "GPU 5 (SN1005): NVIDIA A100-SXM4-80GB");
+  node.gpu.model = "h100";
+  gpus()[5].name = "NVIDIA H100 80GB HBM3";
+  EXPECT_EQ(run("gpu_model").status, CheckStatus::pass);
+}
+
+TEST_F(Checks, DriverLoadedDifferentFromInventoryFails) {
+  state.facts.driver_version = Fact<std::string>::of("550.90.07");
+  const auto r = run("driver_version");
+  EXPECT_EQ(r.status, CheckStatus::fail);
+  EXPECT_EQ(r.observed, "loaded 550.90.07, package 550.127.08-1");
+  EXPECT_EQ(r.expected, "550.127.08");
+}
+
+TEST_F(Checks, DriverPackageDifferentFromLoadedModuleFailsAskingForAReboot) {
+  state.packages["nvidia-driver-550"].version = "550.144.03-1";
+  const auto r = run("driver_version");
+  EXPECT_EQ(r.status, CheckStatus::fail);
+  EXPECT_EQ(r.observed, "loaded 550.127.08, package 550.144.03-1");
+  EXPECT_NE(r.detail.find("reboot"), std::string::npos);
+}
+
+TEST_F(Checks, DriverPassesWithEpochAndRevisionAndWhenNoPackageIsKnown) {
+  state.packages["nvidia-driver-550"].version = "1:550.127.08-0ubuntu1";
+  EXPECT_EQ(run("driver_version").status, CheckStatus::pass);
+  state.packages.clear();
+  const auto r = run("driver_version");
+  EXPECT_EQ(r.status, CheckStatus::pass);
+  EXPECT_EQ(r.observed, "loaded 550.127.08, package not installed");
+}
+
+TEST_F(Checks, RowRemapFailuresAndPendingStatesFail) {
+  gpus()[0].remapped_rows_failure = true;
+  EXPECT_NE(run("row_remap").observed.find("GPU 0 (SN1000): row remapping failed"), std::string::npos);
+  gpus()[0].remapped_rows_failure = false;
+  gpus()[0].remapped_rows_pending = true;
+  EXPECT_EQ(run("row_remap").status, CheckStatus::fail);
+  gpus()[0].remapped_rows_pending = false;
+  gpus()[0].retired_pages_pending = 1;
+  EXPECT_EQ(run("row_remap").status, CheckStatus::fail);
+}
+
+TEST_F(Checks, RowRemapWithNeitherFieldReportedIsAnError) {
+  gpus()[4].remapped_rows_pending.reset();
+  gpus()[4].retired_pages_pending.reset();
+  EXPECT_EQ(run("row_remap").status, CheckStatus::error);
+  gpus()[4].retired_pages_pending = 0;  // pre-Hopper GPUs report retired pages instead
+  EXPECT_EQ(run("row_remap").status, CheckStatus::pass);
+}
+
+TEST_F(Checks, NarrowPcieLinkFailsAndUnknownWidthIsAnError) {
+  gpus()[7].pcie_width_current = 8;
+  EXPECT_EQ(run("pcie_link").observed, "GPU 7 (SN1007): x8 of x16");
+  gpus()[7].pcie_width_current.reset();
+  EXPECT_EQ(run("pcie_link").status, CheckStatus::error);
+}
+
+TEST_F(Checks, PersistenceModeOffFails) {
+  gpus()[2].persistence_mode = false;
+  EXPECT_EQ(run("persistence_mode").status, CheckStatus::fail);
+  gpus()[2].persistence_mode.reset();
+  EXPECT_EQ(run("persistence_mode").status, CheckStatus::error);
+}
+
+TEST_F(Checks, CudaVersionMustStartWithTheInventoryVersion) {
+  state.facts.cuda_version = Fact<std::string>::of("12.2.140");
+  const auto r = run("cuda_version");
+  EXPECT_EQ(r.status, CheckStatus::fail);
+  EXPECT_EQ(r.observed, "12.2.140");
+  EXPECT_EQ(r.expected, "12.4");
+}
+
+TEST_F(Checks, NcclAbsentFails) {
+  state.facts.nccl_version = Fact<std::string>::absent("libnccl2 not installed");
+  const auto r = run("nccl_present");
+  EXPECT_EQ(r.status, CheckStatus::fail);
+  EXPECT_EQ(r.detail, "libnccl2 not installed");
+}
+
+TEST_F(Checks, NcclConfComparesTheDigestWithTheProgram) {
+  EXPECT_EQ(run("nccl_conf").status, CheckStatus::error);  // not read
+  state.files["/etc/nccl.conf"] = ObservedFile{};
+  EXPECT_EQ(run("nccl_conf").observed, "missing");
+  state.files["/etc/nccl.conf"] = ObservedFile{true, "", util::sha256_hex("NCCL_DEBUG=INFO\n"), 0644, "root", "root"};
+  EXPECT_EQ(run("nccl_conf").status, CheckStatus::fail);
+}
+
+TEST_F(Checks, ServiceChecksFailWhenStoppedAndErrWhenUnknown) {
+  state.services["slurmd"].running = false;
+  const auto r = run("slurmd_active");
+  EXPECT_EQ(r.status, CheckStatus::fail);
+  EXPECT_EQ(r.observed, "slurmd not running");
+  state.services.erase("slurmctld");
+  EXPECT_EQ(run("slurmctld_active").status, CheckStatus::error);
+  state.services["prometheus"].known = false;
+  EXPECT_EQ(run("prometheus_active").status, CheckStatus::error);
+}
+
+TEST_F(Checks, ExportersCheckFollowsTheInventory) {
+  state.services["dcgm-exporter"].running = false;
+  EXPECT_EQ(run("exporters_active").status, CheckStatus::fail);
+  inventory.cluster.monitoring.dcgm_exporter = false;
+  EXPECT_EQ(run("exporters_active").status, CheckStatus::pass);
+  inventory.cluster.monitoring.node_exporter = false;
+  EXPECT_EQ(run("exporters_active").status, CheckStatus::skipped);
+}
+
+}  // namespace
+}  // namespace gpuctl
