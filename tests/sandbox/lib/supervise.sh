@@ -14,7 +14,7 @@ trap 'touch "$NODE/stop"; [[ -n $child ]] && kill -TERM "$child" 2>/dev/null' TE
 blacklist_re='^[[:space:]]*(blacklist[[:space:]]+nouveau([[:space:]]|$)|install[[:space:]]+nouveau[[:space:]]+/bin/(false|true))'
 
 installed_driver() {  # prints the upstream version of the installed nvidia-driver-<branch>, if any
-  awk -v RS= '/(^|\n)Package: nvidia-driver-[0-9]+\n/ && /\nStatus: install ok installed/ {
+  awk -v RS= '/(^|\n)Package: nvidia-driver-[0-9]+\n/ && /\nStatus: (install|hold) ok installed/ {
       if (match($0, /\nVersion: [^\n]+/)) { v = substr($0, RSTART + 10, RLENGTH - 10); sub(/-[^-]*$/, "", v); print v } }' \
     "$ROOT/var/lib/dpkg/status" 2>/dev/null | tail -n1
 }
