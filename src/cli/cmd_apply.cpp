@@ -77,16 +77,17 @@ int run_apply(ApplyCliOptions options, const GlobalOptions& globals) {
   auto setup = prepare_run(options.target, globals, exit_code);
   if (!setup) return exit_code;
   setup->session.apply.reboot_timeout = std::chrono::seconds(options.reboot_timeout_s);
+  // Before the playbooks move into the session: what the plan's inputs hash to now.
+  Plan digests;
+  digests.inventory_digest = setup->selected->inventory.digest;
+  digests.playbooks_digest = playbooks_digest(setup->playbooks);
+  digests.templates_digest = templates_digest(setup->session.sources.templates_dir);
   Session session(setup->selected->inventory, setup->selected->nodes, std::move(setup->playbooks), setup->factory,
                   setup->session, *setup->hooks);
   const bool color = !globals.no_color && !std::getenv("NO_COLOR") && ::isatty(STDOUT_FILENO);
   Plan plan;
   if (saved) {
     plan = *saved;
-    Plan digests;  // what the plan's inputs hash to now
-    digests.inventory_digest = setup->selected->inventory.digest;
-    digests.playbooks_digest = playbooks_digest(setup->playbooks);
-    digests.templates_digest = templates_digest(setup->session.sources.templates_dir);
     if (const auto reason = stale_reason(*saved, digests); !reason.empty()) {
       fmt::print(stderr, "gpuctl: stale plan {}: {} since it was made; run gpuctl plan again\n", options.target.inventory,
                  reason);
