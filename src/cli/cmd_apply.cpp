@@ -1,10 +1,12 @@
 // `gpuctl apply INVENTORY` (plan, confirm, apply) or `gpuctl apply PLAN.json` (exactly that
 // plan, refused when stale).
 #include "local_files.hpp"
+#include "node_exit_code.hpp"
 #include "run_support.hpp"
 
 #include <gpuctl/plan/render.hpp>
 #include <gpuctl/report/reports.hpp>
+#include <gpuctl/util/file_io.hpp>
 
 #include <cstdlib>
 #include <fmt/format.h>
@@ -40,7 +42,7 @@ bool confirmed(bool yes, int& exit_code) {
 
 // A saved plan names its inventory and playbooks; anything that changed since makes it stale.
 std::optional<Plan> load_saved_plan(ApplyCliOptions& options, int& exit_code) {
-  auto text = read_local_file(options.target.inventory);
+  auto text = util::read_local_file(options.target.inventory);
   if (!text || text->empty() || (*text)[0] != '{') return std::nullopt;  // an inventory, not a plan
   auto plan = plan_from_json(*text, options.target.inventory);
   if (!plan) {
@@ -51,16 +53,6 @@ std::optional<Plan> load_saved_plan(ApplyCliOptions& options, int& exit_code) {
   options.target.inventory = plan->inventory_path;
   options.target.playbooks = plan->playbooks;
   return std::move(*plan);
-}
-
-int exit_code_for(const std::vector<NodeApplyOutcome>& outcomes, bool interrupted) {
-  std::vector<exec::NodeOutcome> plain;
-  for (const auto& o : outcomes) plain.push_back(o.outcome);
-  const auto counts = count_outcomes(plain);
-  if (interrupted) return k_exit_interrupted;
-  if (counts.failed) return k_exit_nodes_failed;
-  if (counts.unreachable) return k_exit_nodes_unreachable;
-  return k_exit_ok;
 }
 
 std::string stale_reason(const Plan& saved, const Plan& fresh) {
@@ -105,7 +97,8 @@ int run_apply(ApplyCliOptions options, const GlobalOptions& globals) {
   const auto outcomes = session.apply(plan, saved.has_value());
   if (options.json) fmt::print("{}", apply_to_json(outcomes));
   else fmt::print("{}", render_apply_recap(outcomes));
-  return exit_code_for(outcomes, setup->session.cancel && setup->session.cancel->cancelled());
+  return exit_code_for_nodes(outcomes | std::views::transform([](const auto& o) { return o.outcome.status; }),
+                             setup->session.cancel->cancelled());
 }
 
 void register_apply_command(CLI::App& app, GlobalOptions& globals, int& exit_code) {

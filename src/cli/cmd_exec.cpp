@@ -3,6 +3,7 @@
 #include "cli_inventory.hpp"
 #include "command_registry.hpp"
 #include "interrupt.hpp"
+#include "node_exit_code.hpp"
 
 #include <gpuctl/exec/gather.hpp>
 #include <gpuctl/exec/remote_exec.hpp>
@@ -92,10 +93,8 @@ int run_exec(const ExecCliOptions& options, const GlobalOptions& globals) {
                results.size(), counts[exec::NodeStatus::ok], counts[exec::NodeStatus::failed],
                counts[exec::NodeStatus::unreachable], counts[exec::NodeStatus::skipped],
                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  if (token.cancelled()) return k_exit_interrupted;
-  if (counts[exec::NodeStatus::unreachable] > 0) return k_exit_nodes_unreachable;
-  if (counts[exec::NodeStatus::failed] > 0) return k_exit_nodes_failed;
-  return k_exit_ok;
+  return exit_code_for_nodes(results | std::views::transform([](const auto& r) { return r.outcome.status; }),
+                             token.cancelled());
 }
 
 void register_exec_command(CLI::App& app, GlobalOptions& globals, int& exit_code) {

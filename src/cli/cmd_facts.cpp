@@ -1,5 +1,7 @@
 // `gpuctl facts`: gather and show each node's facts (OS, kernel, driver, CUDA, NCCL, GPUs).
 #include "command_registry.hpp"
+#include "interrupt.hpp"
+#include "node_exit_code.hpp"
 
 #include <gpuctl/facts/gather.hpp>
 #include <gpuctl/facts/json.hpp>
@@ -58,25 +60,20 @@ int run_facts(const FactsCommandOptions& options, const GlobalOptions& globals) 
 
   facts::GatherOptions gather;
   gather.forks = options.forks;
+  static util::CancellationToken token;
+  install_interrupt_handler(token);
+  gather.cancel = &token;
   const auto outcomes = facts::gather_facts(nodes, gather, default_transport_factory(kind));
 
-  bool failed = false;
-  bool unreachable = false;
-  for (const auto& outcome : outcomes) {
-    failed |= outcome.status == "failed" || outcome.status == "skipped";
-    unreachable |= outcome.status == "unreachable";
-  }
   if (options.json) {
     fmt::print("{}\n", facts::facts_report_to_json(outcomes));
   } else {
     for (const auto& outcome : outcomes) {
       if (outcome.facts) fmt::print("{}", facts::render_facts_text(*outcome.facts));
-      else fmt::print("{}: {}: {}\n", outcome.node, outcome.status, outcome.error);
+      else fmt::print("{}: {}: {}\n", outcome.node, exec::to_string(outcome.status), outcome.error);
     }
   }
-  if (failed) return k_exit_nodes_failed;
-  if (unreachable) return k_exit_nodes_unreachable;
-  return k_exit_ok;
+  return exit_code_for_nodes(outcomes | std::views::transform([](const auto& o) { return o.status; }), token.cancelled());
 }
 
 void register_facts_command(CLI::App& app, GlobalOptions& globals, int& exit_code) {

@@ -1,6 +1,7 @@
 // `gpuctl verify INVENTORY`: prove each step on each node; a check that could not run is an
 // error, never a pass.
 #include "local_files.hpp"
+#include "node_exit_code.hpp"
 #include "run_support.hpp"
 
 #include <gpuctl/report/reports.hpp>
@@ -29,13 +30,8 @@ int run_verify(const VerifyCliOptions& options, const GlobalOptions& globals) {
       fmt::print(stderr, "gpuctl: {}\n", written.error().to_string());
       return k_exit_error;
     }
-  std::vector<exec::NodeOutcome> plain;
-  for (const auto& o : outcomes) plain.push_back(o.outcome);
-  const auto counts = count_outcomes(plain);
-  if (setup->session.cancel->cancelled()) return k_exit_interrupted;
-  if (counts.failed || counts.skipped) return k_exit_nodes_failed;
-  if (counts.unreachable) return k_exit_nodes_unreachable;
-  return k_exit_ok;
+  return exit_code_for_nodes(outcomes | std::views::transform([](const auto& o) { return o.outcome.status; }),
+                             setup->session.cancel->cancelled());
 }
 
 void register_verify_command(CLI::App& app, GlobalOptions& globals, int& exit_code) {

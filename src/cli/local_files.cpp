@@ -35,12 +35,4 @@ Result<void> write_local_file_atomically(const std::string& path, const std::str
   return {};
 }
 
-Result<std::string> read_local_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fail(ErrorCode::not_found, fmt::format("cannot read {}", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 }  // namespace gpuctl::cli

@@ -9,6 +9,5 @@
 namespace gpuctl::cli {
 
 Result<void> write_local_file_atomically(const std::string& path, const std::string& content);
-Result<std::string> read_local_file(const std::string& path);
 
 }  // namespace gpuctl::cli

@@ -20,7 +20,7 @@ std::vector<NodeFactsOutcome> gather_facts(std::span<const Node* const> nodes, c
   executor.on_node_done = [&](std::size_t index, const exec::NodeOutcome& outcome) {
     auto& result = outcomes[index];
     result.node = outcome.node;
-    result.status = std::string(exec::to_string(outcome.status));
+    result.status = outcome.status;
     result.error = outcome.reason;
     if (on_node_done) on_node_done(result);
   };

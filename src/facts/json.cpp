@@ -93,7 +93,7 @@ std::string facts_report_to_json(std::span<const NodeFactsOutcome> outcomes) {
       node.erase("format_version");
       report["nodes"].push_back(std::move(node));
     } else {
-      report["nodes"].push_back(ordered_json{{"node", outcome.node}, {"status", outcome.status}, {"error", outcome.error}});
+      report["nodes"].push_back(ordered_json{{"node", outcome.node}, {"status", exec::to_string(outcome.status)}, {"error", outcome.error}});
     }
   }
   return report.dump(2);

@@ -3,6 +3,7 @@
 #include <gpuctl/plan/secrets.hpp>
 #include <gpuctl/playbook/variables.hpp>
 #include <gpuctl/template/renderer.hpp>
+#include <gpuctl/util/file_io.hpp>
 #include <gpuctl/util/sha256.hpp>
 
 #include <algorithm>
@@ -38,14 +39,6 @@ Result<void> substitute_resource(Resource& r, const Variables& vars) {
   return {};
 }
 
-Result<std::string> read_local_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fail(ErrorCode::not_found, fmt::format("cannot read source file '{}'", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 Result<ResolvedResource> resolve_resource(const Resource& source, const Inventory& inventory, const Node& node,
                                           const Variables& vars, const ProgramSources& sources) {
   ResolvedResource resolved{source, {}, {}, false};
@@ -56,7 +49,7 @@ Result<ResolvedResource> resolve_resource(const Resource& source, const Inventor
   if (!file.template_name.empty()) {
     content = render_template_file(sources.templates_dir, file.template_name, inventory, node);
   } else if (!file.source.empty()) {
-    content = read_local_file(file.source);
+    content = util::read_local_file(file.source, "source file");
   } else {
     content = load_or_create_secret(sources.secrets_dir, file.secret);
     resolved.secret = true;
@@ -113,7 +106,7 @@ std::string templates_digest(const std::string& templates_dir) {
   std::ranges::sort(files);
   std::string combined;
   for (const auto& file : files) {
-    auto content = read_local_file(file.string());
+    auto content = util::read_local_file(file.string());
     combined += fs::relative(file, templates_dir).string() + '\0' + util::sha256_hex(content.value_or("")) + '\n';
   }
   return util::sha256_hex(combined);

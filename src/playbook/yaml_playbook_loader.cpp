@@ -1,6 +1,7 @@
 // The only playbook file that includes yaml-cpp: turns YAML into a checked Playbook.
 #include <gpuctl/playbook/loader.hpp>
 
+#include <gpuctl/util/file_io.hpp>
 #include <gpuctl/util/sha256.hpp>
 #include <gpuctl/util/strings.hpp>
 
@@ -250,11 +251,9 @@ Result<Playbook> load_playbook_text(std::string_view text, const std::string& pa
 }
 
 Result<Playbook> load_playbook(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fail(ErrorCode::not_found, fmt::format("cannot read playbook '{}'", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return load_playbook_text(text.str(), path);
+  auto text = util::read_local_file(path, "playbook");
+  if (!text) return std::unexpected(text.error());
+  return load_playbook_text(*text, path);
 }
 
 }  // namespace gpuctl

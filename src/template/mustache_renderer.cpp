@@ -5,6 +5,7 @@
 
 #include <gpuctl/template/context.hpp>
 #include <gpuctl/template/renderer.hpp>
+#include <gpuctl/util/file_io.hpp>
 
 #include <kainjow/mustache.hpp>
 
@@ -91,14 +92,13 @@ Result<std::string> render_template_text(const std::string& template_text, const
 Result<std::string> render_template_file(const std::string& templates_dir, const std::string& template_name,
                                          const Inventory& inventory, const Node& node) {
   const std::filesystem::path path = std::filesystem::path(templates_dir) / template_name;
-  std::ifstream file(path, std::ios::binary);
-  if (!file)
-    return fail(ErrorCode::not_found, fmt::format("cannot read template {}", path.string()), Location{path.string(), 0, 0, "", ""},
-                "set GPUCTL_TEMPLATES_DIR to the directory holding gpuctl's templates");
-  std::ostringstream text;
-  text << file.rdbuf();
-  if (file.bad()) return fail(ErrorCode::io, fmt::format("error reading template {}", path.string()));
-  return render_template_text(text.str(), template_name, inventory, node);
+  auto text = util::read_local_file(path.string(), "template");
+  if (!text) {
+    auto error = text.error();
+    error.hint = "set GPUCTL_TEMPLATES_DIR to the directory holding gpuctl's templates";
+    return std::unexpected(error);
+  }
+  return render_template_text(*text, template_name, inventory, node);
 }
 
 std::string default_templates_dir() {

@@ -30,12 +30,12 @@ TEST(GatherFacts, ReportsEachNodeOkUnreachableOrFailedWithoutStoppingOthers) {
                                             [&](const facts::NodeFactsOutcome& o) { seen.push_back(o.node); });
   ASSERT_EQ(outcomes.size(), 3u);
   EXPECT_EQ(seen.size(), 3u);
-  EXPECT_EQ(outcomes[0].status, "ok");
+  EXPECT_EQ(outcomes[0].status, exec::NodeStatus::ok);
   ASSERT_TRUE(outcomes[0].facts.has_value());
   EXPECT_EQ(outcomes[0].facts->kernel.value, "6.8.0-45-generic");
   EXPECT_FALSE(outcomes[0].facts->gpus.present()) << "a probe missing from the output is absent";
-  EXPECT_EQ(outcomes[1].status, "unreachable");
+  EXPECT_EQ(outcomes[1].status, exec::NodeStatus::unreachable);
   EXPECT_NE(outcomes[1].error.find("connection refused"), std::string::npos);
-  EXPECT_EQ(outcomes[2].status, "failed");
+  EXPECT_EQ(outcomes[2].status, exec::NodeStatus::failed);
   EXPECT_NE(outcomes[2].error.find("printed no probe output"), std::string::npos);
 }

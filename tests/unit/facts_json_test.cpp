@@ -48,8 +48,8 @@ TEST(FactsJson, HasFormatVersionValuesAbsentReasonsAndNullForUnavailableGpuField
 }
 
 TEST(FactsJson, ReportListsUnreachableNodesWithTheirError) {
-  std::vector<NodeFactsOutcome> outcomes{{"gpu01", eight_gpu_node(), "ok", ""},
-                                         {"gpu02", std::nullopt, "unreachable", "connection refused"}};
+  std::vector<NodeFactsOutcome> outcomes{{"gpu01", eight_gpu_node(), exec::NodeStatus::ok, ""},
+                                         {"gpu02", std::nullopt, exec::NodeStatus::unreachable, "connection refused"}};
   const auto j = nlohmann::json::parse(facts_report_to_json(outcomes));
   EXPECT_EQ(j["format_version"], 1);
   ASSERT_EQ(j["nodes"].size(), 2u);

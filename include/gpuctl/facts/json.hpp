@@ -18,6 +18,7 @@
 // A fact that could not be gathered is {"absent": "<reason>"} in place of its value; a GPU
 // field nvidia-smi reported as unavailable ([N/A], [Not Supported]) is null.
 
+#include <gpuctl/exec/executor.hpp>
 #include <gpuctl/facts/facts.hpp>
 
 #include <optional>
@@ -35,7 +36,7 @@ std::string facts_to_json(const NodeFacts& facts);
 struct NodeFactsOutcome {
   std::string node;
   std::optional<NodeFacts> facts;
-  std::string status = "ok";  // ok | failed | unreachable | skipped (exec::NodeStatus names)
+  exec::NodeStatus status = exec::NodeStatus::ok;  // ok | failed | unreachable | skipped
   std::string error;          // set when facts is empty (unreachable, host key, timeout, ...)
 };
 
