@@ -98,35 +98,54 @@ Plan Session::plan() {
   return plan;
 }
 
+exec::TaskResult Session::apply_one(std::size_t i, const NodePlan* node_plan, bool check_fresh, NodeApplyResult& result) {
+  const Node& node = *m_nodes[i];
+  result.node = node.name;
+  if (!node_plan) return {exec::NodeStatus::skipped, "not in the plan"};
+  if (node_plan->status != NodePlanStatus::planned)
+    return {node_plan->status == NodePlanStatus::unreachable ? exec::NodeStatus::unreachable : exec::NodeStatus::failed,
+            node_plan->error};
+  m_hooks.on_node_start(node.name, "apply");
+  auto& data = *m_data[i];
+  if (check_fresh || !data.program) {
+    auto fresh = prepare(i);
+    if (!fresh) return from_error(fresh.error());
+    if (check_fresh && (*fresh)->state->fingerprint() != node_plan->state_fingerprint)
+      return {exec::NodeStatus::failed, "stale plan: the node changed since the plan was made; run gpuctl plan again"};
+  }
+  if (node_plan->changes.empty()) return {exec::NodeStatus::ok, {}};
+  result = apply_node(m_pool, node, *data.program, *node_plan, m_options.apply, m_hooks);
+  if (result.failed) return {exec::NodeStatus::failed, fmt::format("step '{}': {}", result.failed_step, result.error)};
+  return {result.changed ? exec::NodeStatus::changed : exec::NodeStatus::ok, {}};
+}
+
 std::vector<NodeApplyOutcome> Session::apply(const Plan& plan, bool check_fresh) {
   std::map<std::string, const NodePlan*> by_node;
   for (const auto& node_plan : plan.nodes) by_node[node_plan.node] = &node_plan;
   std::vector<NodeApplyOutcome> results(m_nodes.size());
-  exec::ExecutorOptions options{m_options.forks, m_options.cancel, {}};
-  const auto outcomes = exec::run_on_nodes(m_nodes, [&](std::size_t i, const Node& node) -> exec::TaskResult {
-    results[i].result.node = node.name;
-    const auto it = by_node.find(node.name);
-    if (it == by_node.end()) return {exec::NodeStatus::skipped, "not in the plan"};
-    const NodePlan& node_plan = *it->second;
-    if (node_plan.status != NodePlanStatus::planned)
-      return {node_plan.status == NodePlanStatus::unreachable ? exec::NodeStatus::unreachable : exec::NodeStatus::failed,
-              node_plan.error};
-    m_hooks.on_node_start(node.name, "apply");
-    auto& data = *m_data[i];
-    if (check_fresh || !data.program) {
-      auto fresh = prepare(i);
-      if (!fresh) return from_error(fresh.error());
-      const auto fingerprint = (*fresh)->state->fingerprint();
-      if (check_fresh && fingerprint != node_plan.state_fingerprint)
-        return {exec::NodeStatus::failed, "stale plan: the node changed since the plan was made; run gpuctl plan again"};
+  std::size_t attempted = 0, failed = 0;
+  std::string stop_reason;
+  for (const auto& batch : make_batches(m_nodes.size(), m_options.rollout)) {
+    if (stop_reason.empty() && rollout_should_stop(failed, attempted, m_options.rollout))
+      stop_reason = fmt::format("not started: {} of {} nodes failed, over --max-fail {}%", failed, attempted,
+                                m_options.rollout.max_fail_percent);
+    if (!stop_reason.empty()) {
+      for (const auto i : batch) results[i].outcome = {m_nodes[i]->name, exec::NodeStatus::skipped, stop_reason, {}};
+      continue;
     }
-    if (node_plan.changes.empty()) return {exec::NodeStatus::ok, {}};
-    results[i].result = apply_node(m_pool, node, *data.program, node_plan, m_options.apply, m_hooks);
-    const auto& r = results[i].result;
-    if (r.failed) return {exec::NodeStatus::failed, fmt::format("step '{}': {}", r.failed_step, r.error)};
-    return {r.changed ? exec::NodeStatus::changed : exec::NodeStatus::ok, {}};
-  }, options);
-  for (std::size_t i = 0; i < outcomes.size(); ++i) results[i].outcome = outcomes[i];
+    std::vector<const Node*> nodes;
+    for (const auto i : batch) nodes.push_back(m_nodes[i]);
+    exec::ExecutorOptions options{m_options.forks, m_options.cancel, {}};
+    const auto outcomes = exec::run_on_nodes(nodes, [&](std::size_t b, const Node& node) -> exec::TaskResult {
+      const auto it = by_node.find(node.name);
+      return apply_one(batch[b], it == by_node.end() ? nullptr : it->second, check_fresh, results[batch[b]].result);
+    }, options);
+    for (std::size_t b = 0; b < batch.size(); ++b) {
+      results[batch[b]].outcome = outcomes[b];
+      ++attempted;
+      failed += outcomes[b].status == exec::NodeStatus::failed || outcomes[b].status == exec::NodeStatus::unreachable;
+    }
+  }
   return results;
 }
 

@@ -21,6 +21,8 @@ struct ApplyCliOptions {
   bool yes = false;
   bool json = false;
   int reboot_timeout_s = 600;
+  std::string batch_size;
+  std::string max_fail = "100%";
 };
 
 bool confirmed(bool yes, int& exit_code) {
@@ -69,6 +71,16 @@ int run_apply(ApplyCliOptions options, const GlobalOptions& globals) {
   auto setup = prepare_run(options.target, globals, exit_code);
   if (!setup) return exit_code;
   setup->session.apply.reboot_timeout = std::chrono::seconds(options.reboot_timeout_s);
+  auto max_fail = parse_percent(options.max_fail);
+  auto rollout = max_fail ? (options.batch_size.empty() ? Result<RolloutPolicy>(RolloutPolicy{})
+                                                          : parse_batch_size(options.batch_size))
+                          : std::unexpected(max_fail.error());
+  if (!rollout) {
+    fmt::print(stderr, "gpuctl: {}\n", rollout.error().to_string());
+    return k_exit_usage;
+  }
+  rollout->max_fail_percent = *max_fail;
+  setup->session.rollout = *rollout;
   // Before the playbooks move into the session: what the plan's inputs hash to now.
   Plan digests;
   digests.inventory_digest = setup->selected->inventory.digest;
@@ -114,6 +126,11 @@ void register_apply_command(CLI::App& app, GlobalOptions& globals, int& exit_cod
   cmd->add_flag("--json", options.json, "Per-node results as JSON on stdout");
   cmd->add_option("--reboot-timeout", options.reboot_timeout_s, "Seconds a node may take to come back from a reboot")
       ->check(CLI::Range(5, 7200));
+  cmd->add_option("--batch-size", options.batch_size,
+                  "Apply N nodes (or P% of them) at a time, batch after batch (default: all at once)");
+  cmd->add_option("--max-fail", options.max_fail,
+                  "Start no new batch once more than P% of the nodes so far failed or were unreachable")
+      ->default_str("100%");
   cmd->callback([&] { exit_code = run_apply(options, globals); });
 }
 

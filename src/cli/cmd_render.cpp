@@ -3,7 +3,8 @@
 #include "command_registry.hpp"
 
 #include <gpuctl/inventory/loader.hpp>
-#include <gpuctl/template/render_tree.hpp>
+#include <gpuctl/plan/program_files.hpp>
+#include <gpuctl/playbook/loader.hpp>
 #include <gpuctl/util/strings.hpp>
 
 #include <fmt/format.h>
@@ -19,6 +20,7 @@ struct RenderOptions {
   std::string limit;
   std::string out_dir;
   std::string templates_dir;
+  std::vector<std::string> playbooks;
 };
 
 void print_error(const Error& error) { fmt::print(stderr, "gpuctl: error: {}\n", error.to_string()); }
@@ -45,8 +47,13 @@ int run_render(const RenderOptions& options, const GlobalOptions& globals) {
     return k_exit_usage;
   }
   const std::string templates_dir = options.templates_dir.empty() ? default_templates_dir() : options.templates_dir;
+  auto playbooks = load_playbooks(options.playbooks.empty() ? default_playbook_names() : options.playbooks);
+  if (!playbooks) {
+    print_error(playbooks.error());
+    return k_exit_usage;
+  }
   // Everything is rendered before anything is printed or written.
-  auto rendered = render_nodes(inventory, *nodes, templates_dir);
+  auto rendered = render_program_files(inventory, *nodes, *playbooks, templates_dir);
   if (!rendered) {
     print_error(rendered.error());
     return k_exit_error;
@@ -70,7 +77,7 @@ int run_render(const RenderOptions& options, const GlobalOptions& globals) {
 void register_render_command(CLI::App& app, GlobalOptions& globals, int& exit_code) {
   auto options = std::make_shared<RenderOptions>();
   auto* cmd = app.add_subcommand("render",
-                                 "Render every file each node would receive, without contacting any node\n"
+                                 "Render every file each node would receive from the playbooks, without contacting any node\n"
                                  "Example: gpuctl render cluster.yaml --out rendered/ && git diff --no-index old/ rendered/");
   cmd->add_option("inventory", options->inventory, "Inventory file (YAML)")->required();
   auto* node = cmd->add_option("--node", options->node, "Only this host");
@@ -78,6 +85,8 @@ void register_render_command(CLI::App& app, GlobalOptions& globals, int& exit_co
       ->excludes(node);
   cmd->add_option("--out", options->out_dir, "Write DIR/<node>/<path> trees instead of printing");
   cmd->add_option("--templates", options->templates_dir, "Templates directory (default: the shipped templates)");
+  cmd->add_option("-p,--playbook", options->playbooks,
+                  "Playbook name or file whose files to render (repeatable; default: gpu-node and head-node)");
   cmd->callback([options, &globals, &exit_code] { exit_code = run_render(*options, globals); });
 }
 

@@ -87,23 +87,14 @@ std::unique_ptr<RunSetup> prepare_run(const TargetOptions& options, const Global
   auto setup = std::make_unique<RunSetup>();
   setup->selected = load_selected_nodes(options.inventory, options.limit, globals.verbosity, exit_code);
   if (!setup->selected) return nullptr;
-  const auto names = options.playbooks.empty() ? default_playbook_names() : options.playbooks;
-  for (const auto& name : names) {
-    auto path = find_playbook(name);
-    if (!path) {
-      fmt::print(stderr, "gpuctl: {}\n", path.error().to_string());
-      exit_code = k_exit_usage;
-      return nullptr;
-    }
-    auto playbook = load_playbook(*path);
-    if (!playbook) {
-      fmt::print(stderr, "gpuctl: {}\n", playbook.error().to_string());
-      exit_code = k_exit_usage;
-      return nullptr;
-    }
-    setup->session.playbook_paths.push_back(*path);
-    setup->playbooks.push_back(std::move(*playbook));
+  auto playbooks = load_playbooks(options.playbooks.empty() ? default_playbook_names() : options.playbooks);
+  if (!playbooks) {
+    fmt::print(stderr, "gpuctl: {}\n", playbooks.error().to_string());
+    exit_code = k_exit_usage;
+    return nullptr;
   }
+  setup->playbooks = std::move(*playbooks);
+  for (const auto& playbook : setup->playbooks) setup->session.playbook_paths.push_back(playbook.path);
   static util::CancellationToken token;
   install_interrupt_handler(token);
   const auto& inventory = setup->selected->inventory;

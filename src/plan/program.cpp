@@ -51,7 +51,8 @@ Result<ResolvedResource> resolve_resource(const Resource& source, const Inventor
   } else if (!file.source.empty()) {
     content = util::read_local_file(file.source, "source file");
   } else {
-    content = load_or_create_secret(sources.secrets_dir, file.secret);
+    content = sources.secrets == SecretMode::masked ? Result<std::string>(std::string{})
+                                                     : load_or_create_secret(sources.secrets_dir, file.secret);
     resolved.secret = true;
   }
   if (!content) return std::unexpected(content.error());

@@ -24,6 +24,18 @@ std::string resource_id(const Resource& resource) {
   return "resource";
 }
 
+Result<std::vector<Playbook>> load_playbooks(const std::vector<std::string>& names_or_paths) {
+  std::vector<Playbook> playbooks;
+  for (const auto& name : names_or_paths) {
+    auto path = find_playbook(name);
+    if (!path) return std::unexpected(path.error());
+    auto playbook = load_playbook(*path);
+    if (!playbook) return std::unexpected(playbook.error());
+    playbooks.push_back(std::move(*playbook));
+  }
+  return playbooks;
+}
+
 std::string default_playbooks_dir() { return util::data_dir("playbooks", "GPUCTL_PLAYBOOKS_DIR"); }
 
 std::vector<std::string> default_playbook_names() { return {"gpu-node", "head-node"}; }

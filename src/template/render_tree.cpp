@@ -1,6 +1,5 @@
 // Renders nodes' files and writes them as per-node trees, staging first so that readers of
 // the output directory (CI diffs) never see a partial tree.
-#include <gpuctl/template/node_files.hpp>
 #include <gpuctl/template/render_tree.hpp>
 
 #include <fmt/format.h>
@@ -12,17 +11,6 @@
 
 namespace gpuctl {
 namespace fs = std::filesystem;
-
-Result<std::vector<NodeFiles>> render_nodes(const Inventory& inventory, std::span<const Node* const> nodes,
-                                            const std::string& templates_dir) {
-  std::vector<NodeFiles> rendered;
-  for (const Node* node : nodes) {
-    auto files = render_node_files(inventory, *node, templates_dir);
-    if (!files) return std::unexpected(std::move(files.error()));
-    rendered.push_back(NodeFiles{node->name, std::move(*files)});
-  }
-  return rendered;
-}
 
 std::string format_node_files(const std::vector<NodeFiles>& rendered) {
   std::string out;

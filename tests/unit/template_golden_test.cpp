@@ -1,6 +1,7 @@
-// Golden files: every shipped template rendered for docs/examples/cluster.yaml must match
-// tests/data/golden/<node>/<destination path> byte for byte, and a node must receive exactly
-// the files its golden directory holds.
+// Golden files: every file the shipped playbooks push, rendered for docs/examples/cluster.yaml,
+// must match tests/data/golden/<node>/<destination path> byte for byte, and a node must receive
+// exactly the files its golden directory holds. Secrets (the munge key) are masked and have no
+// golden.
 //
 // To regenerate after an intended template change, run from the build directory:
 //   GPUCTL_UPDATE_GOLDEN=1 ./tests/gpuctl_unit_tests --gtest_filter='TemplateGolden*'
@@ -8,7 +9,8 @@
 #include "template_test_inventory.hpp"
 
 #include <gpuctl/inventory/loader.hpp>
-#include <gpuctl/template/node_files.hpp>
+#include <gpuctl/plan/program_files.hpp>
+#include <gpuctl/playbook/loader.hpp>
 
 #include <gtest/gtest.h>
 
@@ -59,6 +61,23 @@ std::set<std::string> golden_files_of(const fs::path& dir) {
   if (!fs::is_directory(dir)) return files;
   for (const auto& entry : fs::recursive_directory_iterator(dir))
     if (entry.is_regular_file()) files.insert("/" + fs::relative(entry.path(), dir).generic_string());
+  return files;
+}
+
+// The node's files as the shipped playbooks push them, secrets left out.
+Result<std::vector<RenderedFile>> render_node_files(const Inventory& inventory, const Node& node,
+                                                    const std::string& templates_dir) {
+  std::vector<std::string> paths;
+  for (const auto& name : default_playbook_names())
+    paths.push_back(std::string(GPUCTL_SOURCE_DIR) + "/playbooks/" + name + ".yaml");
+  auto playbooks = load_playbooks(paths);
+  if (!playbooks) return std::unexpected(playbooks.error());
+  const Node* nodes[] = {&node};
+  auto rendered = render_program_files(inventory, nodes, *playbooks, templates_dir);
+  if (!rendered) return std::unexpected(rendered.error());
+  std::vector<RenderedFile> files;
+  for (auto& file : rendered->front().files)
+    if (!file.secret) files.push_back(std::move(file));
   return files;
 }
 

@@ -4,6 +4,7 @@
 // failure is isolated and reported in its outcome. Does network I/O; never prints (hooks).
 
 #include <gpuctl/apply/apply.hpp>
+#include <gpuctl/apply/rollout.hpp>
 #include <gpuctl/exec/executor.hpp>
 #include <gpuctl/exec/transport_pool.hpp>
 #include <gpuctl/inventory/inventory.hpp>
@@ -22,6 +23,7 @@ struct SessionOptions {
   int forks = exec::k_default_forks;
   const util::CancellationToken* cancel = nullptr;
   ApplyOptions apply;
+  RolloutPolicy rollout;                     // batches and --max-fail for apply
   ProgramSources sources;
   std::vector<std::string> playbook_paths;   // for the plan's record
 };
@@ -46,7 +48,8 @@ class Session {
   // program cannot be built are in the plan with their reason.
   Plan plan();
 
-  // Applies `plan`. When `check_fresh` is set (a saved plan), each node's state is gathered
+  // Applies `plan`, in the batches of SessionOptions::rollout: once more than max_fail_percent
+  // of the nodes attempted so far failed or were unreachable, later batches are skipped. When `check_fresh` is set (a saved plan), each node's state is gathered
   // again and a node whose fingerprint (or the inventory, playbooks, templates) changed is
   // refused as stale (failed, reason "stale plan: ...") without any change.
   std::vector<NodeApplyOutcome> apply(const Plan& plan, bool check_fresh);
@@ -59,6 +62,7 @@ class Session {
  private:
   struct NodeData;
   Result<NodeData*> prepare(std::size_t index);
+  exec::TaskResult apply_one(std::size_t index, const NodePlan* plan, bool check_fresh, NodeApplyResult& result);
 
   const Inventory& m_inventory;
   std::vector<const Node*> m_nodes;

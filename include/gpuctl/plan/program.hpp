@@ -36,9 +36,14 @@ struct NodeProgram {
   std::vector<std::string> checks() const;
 };
 
+// How secret files get their content: from the secret store (generated on first use), or
+// masked (empty, never generated) for views that only show files, like `gpuctl render`.
+enum class SecretMode { load_or_create, masked };
+
 struct ProgramSources {
   std::string templates_dir;
   std::string secrets_dir;                   // where generated secrets live (0700)
+  SecretMode secrets = SecretMode::load_or_create;
 };
 
 // Builds the program of `node` from `playbooks` (in order). Errors name the playbook, step and

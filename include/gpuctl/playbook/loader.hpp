@@ -15,6 +15,9 @@ namespace gpuctl {
 Result<Playbook> load_playbook(const std::string& path);
 Result<Playbook> load_playbook_text(std::string_view text, const std::string& path);
 
+// Finds and loads each playbook (names or paths, in order); the first error stops.
+Result<std::vector<Playbook>> load_playbooks(const std::vector<std::string>& names_or_paths);
+
 // Resolves a playbook argument: an existing path, or the name of a shipped playbook
 // ("gpu-node" -> <playbooks dir>/gpu-node.yaml).
 Result<std::string> find_playbook(const std::string& name_or_path);

@@ -14,13 +14,8 @@ namespace gpuctl {
 
 struct NodeFiles {
   std::string node;
-  std::vector<RenderedFile> files;  // in manifest order; empty for a node that gets none
+  std::vector<RenderedFile> files;  // in playbook order; empty for a node that gets none
 };
-
-// Renders the files of every node in `nodes`, in order. Reads templates; writes nothing.
-// Errors: the first template error (naming template, line and node) or missing template.
-Result<std::vector<NodeFiles>> render_nodes(const Inventory& inventory, std::span<const Node* const> nodes,
-                                            const std::string& templates_dir);
 
 // Human-readable listing: per file a header line "==> node:path (template, mode)" and the
 // content; secret files show only the header. Pure.
