@@ -16,6 +16,8 @@ constexpr NodeFileSpec k_node_files[] = {
     {"cgroup.conf.mustache", "/etc/slurm/cgroup.conf", 0644, FileCondition::slurm_node},
     {"prometheus.yml.mustache", "/etc/prometheus/prometheus.yml", 0644, FileCondition::prometheus_node},
     {"gpu-alerts.yml.mustache", "/etc/prometheus/gpu-alerts.yml", 0644, FileCondition::prometheus_node},
+    {"prometheus-node-exporter.default.mustache", "/etc/default/prometheus-node-exporter", 0644,
+     FileCondition::node_exporter_node},
 };
 
 bool in_any_partition(const SlurmSettings& slurm, const std::string& name) {
@@ -38,6 +40,7 @@ bool node_receives(const Inventory& inventory, const Node& node, FileCondition c
                                        in_any_partition(cluster.slurm, node.name));
     case FileCondition::prometheus_node:
       return !cluster.monitoring.prometheus.empty() && node.name == cluster.monitoring.prometheus;
+    case FileCondition::node_exporter_node: return node.gpu.count > 0 && cluster.monitoring.node_exporter;
   }
   return false;
 }

@@ -20,6 +20,7 @@ enum class FileCondition {
   apt_gpu_node,     // a GPU node of an apt-based OS family (debian)
   slurm_node,       // Slurm is configured and the node is its controller, in a partition, or a GPU node
   prometheus_node,  // the node named by monitoring.prometheus
+  node_exporter_node,  // a GPU node where monitoring.node_exporter is on (gpu-node.yaml's monitoring step)
 };
 
 struct NodeFileSpec {

@@ -32,6 +32,11 @@ EOI
         options:
           MaxTime: INFINITE
           State: UP
+    options:
+      # The nodes' cgroup controllers are read-only inside systemd-nspawn, so slurmd cannot
+      # create its cgroups: track processes through /proc, bind tasks by affinity only.
+      ProctrackType: proctrack/linuxproc
+      TaskPlugin: task/affinity
 EOI
   fi
   cat <<EOI
