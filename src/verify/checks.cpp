@@ -64,7 +64,7 @@ CheckResult slurmd_registered(const CheckInput& in) {
   const std::string expected = fmt::format("registered, takes jobs, Gres={}", wanted_gres.empty() ? "(none)" : wanted_gres);
   if (!in.state.slurm_node) return cannot_run("Slurm's view of the node was not gathered");
   const auto& slurm = *in.state.slurm_node;
-  if (!slurm.scontrol_found) return cannot_run("scontrol not found on the node (it comes with slurmd)");
+  if (!slurm.scontrol_found) return cannot_run("scontrol not found on the node (package slurm-client)");
   if (slurm.exit_code != 0) {
     if (slurm.output.find(fmt::format("Node {} not found", in.node.name)) != std::string::npos)
       return failed("not in Slurm", expected,

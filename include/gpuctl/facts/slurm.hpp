@@ -1,6 +1,6 @@
 #pragma once
 // A node as Slurm's controller sees it: `scontrol show node NAME`, run on the node itself
-// (the Slurm client tools come with slurmd), plus a pure parser of its output. No I/O here:
+// (the slurm step installs slurm-client next to slurmd), plus a pure parser of its output. No I/O here:
 // the command is part of the batched state probe (plan/node_state.hpp).
 
 #include <gpuctl/core/error.hpp>
