@@ -13,6 +13,9 @@ namespace {
 
 using util::shell_quote;
 
+// The check that needs Slurm's view of the node (verify/checks.cpp).
+constexpr std::string_view k_slurm_registration_check = "slurmd_registered";
+
 std::vector<const ResolvedResource*> flatten(const NodeProgram& program) {
   std::vector<const ResolvedResource*> out;
   for (const auto& step : program.steps)
@@ -96,6 +99,14 @@ std::string node_state_script(const NodeProgram& program) {
         "\"$(systemctl is-enabled {0} 2>/dev/null | head -n1)\" \"$(systemctl is-active {0} 2>/dev/null | head -n1)\"; "
         "else echo '@@svc {0} ? ?'; fi\n",
         shell_quote(service));
+  // The node's registration as slurmctld sees it. Bounded: with the controller unreachable
+  // scontrol retries for a while, and the probe must not hang a plan.
+  const auto checks = program.checks();
+  if (std::ranges::find(checks, k_slurm_registration_check) != checks.end())
+    script += fmt::format(
+        "if command -v scontrol >/dev/null 2>&1; then o=$(timeout 20 scontrol show node {} 2>&1); r=$?; "
+        "printf '@@slurm %s %s\n' \"$r\" \"${{#o}}\"; printf '%s\n' \"$o\"; else echo '@@slurm absent'; fi\n",
+        shell_quote(program.node));
   script += "echo '@@done'\n";
   return script;
 }
@@ -163,6 +174,19 @@ Result<NodeState> parse_node_state(const NodeProgram& program, std::string_view 
       std::from_chars(words[1].data(), words[1].data() + words[1].size(), index);
       if (index >= program.steps.size()) return std::unexpected(bad_probe(line));
       state.reboot_needed[program.steps[index].step->name] = words[2] != "0";
+    } else if (tag == "@@slurm" && words.size() == 2 && words[1] == "absent") {
+      state.slurm_node = ObservedSlurmNode{};
+    } else if (tag == "@@slurm" && words.size() == 3) {
+      ObservedSlurmNode slurm{true, 0, {}};
+      std::size_t size = 0;
+      const auto code = std::from_chars(words[1].data(), words[1].data() + words[1].size(), slurm.exit_code);
+      const auto length = std::from_chars(words[2].data(), words[2].data() + words[2].size(), size);
+      if (code.ec != std::errc{} || length.ec != std::errc{} || pos + size > output.size())
+        return std::unexpected(bad_probe(line));
+      slurm.output = std::string(output.substr(pos, size));
+      pos += size;
+      next_line(output, pos);  // the newline the probe adds after the output
+      state.slurm_node = std::move(slurm);
     } else if (tag == "@@guard" && words.size() == 3) {
       const auto* r = resource_at(words[1]);
       if (!r) return std::unexpected(bad_probe(line));

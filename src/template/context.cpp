@@ -76,6 +76,30 @@ std::string address_of(const Node& node) {
   return node.connection.address.empty() ? node.name : node.connection.address;
 }
 
+// An address as the host part of "host:port": IPv6 literals go in brackets.
+std::string url_address(const std::string& address) {
+  return address.find(':') == std::string::npos ? address : "[" + address + "]";
+}
+
+// slurm.conf's NodeAddr for the nodes `expression` names, in the order Slurm expands it (Slurm
+// pairs the two lists name by name). Folded like the names when that keeps the order, e.g.
+// "10.10.1.[1-8]", else comma-separated. Empty when every address is the node's name.
+std::string slurm_node_addresses(const std::string& expression, const std::map<std::string, std::string>& address_by_name) {
+  const auto names = hostlist::expand(expression);
+  if (!names) return {};
+  std::vector<std::string> addresses;
+  bool all_names = true;
+  for (const auto& name : *names) {
+    const auto it = address_by_name.find(name);
+    addresses.push_back(it == address_by_name.end() ? name : it->second);
+    all_names = all_names && addresses.back() == name;
+  }
+  if (all_names) return {};
+  const auto folded = hostlist::compress(addresses);
+  const auto unfolded = hostlist::expand(folded);
+  return unfolded && *unfolded == addresses ? folded : util::join(addresses, ",");
+}
+
 // "/dev/nvidia0" or "/dev/nvidia[0-7]".
 std::string gpu_device_files(int count) {
   if (count <= 1) return "/dev/nvidia0";
@@ -94,6 +118,7 @@ TemplateValue node_value(const Node& node) {
   TemplateValue value;
   value["name"] = node.name;
   value["address"] = address_of(node);
+  value["url_address"] = url_address(address_of(node));
   set_if(value, "rack", node.rack);
   auto groups = TemplateValue::list();
   for (const auto& group : node.groups) {
@@ -162,6 +187,10 @@ constexpr std::pair<std::string_view, std::string_view> k_slurm_defaults[] = {
     {"SlurmdPidFile", "/run/slurmd.pid"},
     {"SlurmctldLogFile", "/var/log/slurm/slurmctld.log"},
     {"SlurmdLogFile", "/var/log/slurm/slurmd.log"},
+    // slurmd binds its NodeAddr and slurmctld the SlurmctldHost address, the addresses the
+    // configuration tells everyone to use, instead of every interface. Several daemons that
+    // share one network namespace (the sandbox) can then share the ports.
+    {"CommunicationParameters", "NoInAddrAny,NoCtldInAddrAny"},
 };
 
 TemplateValue slurm_settings(const std::map<std::string, std::string>& options) {
@@ -199,7 +228,9 @@ std::vector<const Node*> slurm_compute_nodes(const Inventory& inventory) {
 TemplateValue slurm_node_groups(const Inventory& inventory) {
   using Key = std::tuple<std::string, int, std::map<std::string, std::string>>;
   std::vector<std::pair<Key, std::vector<std::string>>> groups;
+  std::map<std::string, std::string> address_by_name;
   for (const Node* node : slurm_compute_nodes(inventory)) {
+    address_by_name[node->name] = address_of(*node);
     Key key{is_gpu_node(*node) ? gpu_type(*node) : "", node->gpu.count, slurm_node_options(*node)};
     auto it = std::ranges::find(groups, key, &std::pair<Key, std::vector<std::string>>::first);
     if (it == groups.end()) it = groups.insert(groups.end(), {key, {}});
@@ -209,7 +240,13 @@ TemplateValue slurm_node_groups(const Inventory& inventory) {
   for (const auto& [key, names] : groups) {
     const auto& [type, count, options] = key;
     TemplateValue entry;
-    entry["nodes"] = hostlist::compress(names);
+    const auto expression = hostlist::compress(names);
+    entry["nodes"] = expression;
+    // slurmctld reaches each slurmd at the address gpuctl reaches the node on: node names
+    // need not resolve (they do not in the sandbox), and slurmd binds it (CommunicationParameters).
+    const auto addresses = slurm_node_addresses(expression, address_by_name);
+    entry["has_addresses"] = !addresses.empty();
+    set_if(entry, "addresses", addresses);
     entry["has_gpus"] = count > 0;
     if (count > 0) {
       set_if(entry, "gpu_type", type);
@@ -248,7 +285,7 @@ TemplateValue slurm_value(const Inventory& inventory) {
 
 TemplateValue scrape_target(const Node& node, int port) {
   TemplateValue entry;
-  entry["target"] = address_of(node) + ":" + std::to_string(port);
+  entry["target"] = url_address(address_of(node)) + ":" + std::to_string(port);
   entry["node"] = node.name;
   entry["has_rack"] = !node.rack.empty();
   set_if(entry, "rack", node.rack);

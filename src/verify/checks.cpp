@@ -1,5 +1,6 @@
 #include <gpuctl/verify/checks.hpp>
 
+#include <gpuctl/facts/slurm.hpp>
 #include <gpuctl/plan/plan.hpp>
 #include <gpuctl/util/strings.hpp>
 
@@ -53,6 +54,33 @@ CheckResult service_active(const CheckInput& in, const std::string& service) {
   if (it == in.state.services.end() || !it->second.known) return cannot_run(fmt::format("systemd did not report {}", service));
   if (!it->second.running) return failed(fmt::format("{} not running", service), "running");
   return pass("running", "running");
+}
+
+// The node as slurmctld sees it: registered, able to take jobs, with the inventory's GPUs as
+// its GRES. A node Slurm does not know fails; no scontrol or no answer is an error.
+CheckResult slurmd_registered(const CheckInput& in) {
+  const std::string wanted_gres =
+      in.node.gpu.count > 0 ? fmt::format("gpu:{}:{}", util::to_lower(in.node.gpu.model), in.node.gpu.count) : "";
+  const std::string expected = fmt::format("registered, takes jobs, Gres={}", wanted_gres.empty() ? "(none)" : wanted_gres);
+  if (!in.state.slurm_node) return cannot_run("Slurm's view of the node was not gathered");
+  const auto& slurm = *in.state.slurm_node;
+  if (!slurm.scontrol_found) return cannot_run("scontrol not found on the node (package slurm-client)");
+  if (slurm.exit_code != 0) {
+    if (slurm.output.find(fmt::format("Node {} not found", in.node.name)) != std::string::npos)
+      return failed("not in Slurm", expected,
+                    fmt::format("slurmctld does not know {}: apply the controller so its slurm.conf lists the node", in.node.name));
+    return cannot_run(fmt::format("scontrol show node {} exited {}: {}", in.node.name, slurm.exit_code,
+                                  util::trim(util::tail_lines(slurm.output, 2))));
+  }
+  const auto info = facts::parse_scontrol_node(slurm.output);
+  if (!info) return cannot_run(info.error().message);
+  if (info->name != in.node.name) return cannot_run(fmt::format("scontrol answered for node {}, not {}", info->name, in.node.name));
+  const auto gres = facts::slurm_gpu_gres(info->gres);
+  const auto observed = fmt::format("State={} Gres={}", util::join(info->states, "+"), gres.empty() ? "(none)" : gres);
+  if (const auto problem = facts::slurm_node_problem(*info)) return failed(observed, expected, *problem);
+  if (gres != wanted_gres)
+    return failed(observed, expected, "slurm.conf or gres.conf on the node or the controller differs from the inventory");
+  return pass(observed, expected);
 }
 
 const std::map<std::string, CheckFunction>& registry() {
@@ -170,6 +198,7 @@ const std::map<std::string, CheckFunction>& registry() {
          return cannot_run("the program manages no /etc/nccl.conf");
        }},
       {"slurmd_active", [](const CheckInput& in) { return service_active(in, "slurmd"); }},
+      {"slurmd_registered", slurmd_registered},
       {"slurmctld_active", [](const CheckInput& in) { return service_active(in, "slurmctld"); }},
       {"prometheus_active", [](const CheckInput& in) { return service_active(in, "prometheus"); }},
       {"exporters_active",
@@ -215,6 +244,7 @@ const std::vector<CheckInfo>& known_checks() {
       {"nccl_present", "NCCL installed"},
       {"nccl_conf", "/etc/nccl.conf matches the inventory"},
       {"slurmd_active", "slurmd running"},
+      {"slurmd_registered", "the node is up in Slurm (not down or drained) with the inventory's GPUs as GRES"},
       {"slurmctld_active", "slurmctld running"},
       {"prometheus_active", "Prometheus running"},
       {"exporters_active", "dcgm-exporter and node-exporter running"},

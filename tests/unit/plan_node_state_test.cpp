@@ -292,5 +292,72 @@ TEST(NodeStateFingerprint, IgnoresTemperaturePowerAndUptime) {
   EXPECT_EQ(sample_state().fingerprint(), warmer.fingerprint());
 }
 
+TEST(NodeStateFingerprint, IgnoresTheNodesSlurmState) {
+  auto drained = sample_state();
+  drained.slurm_node = ObservedSlurmNode{true, 0, "NodeName=node01 State=IDLE+DRAIN\n"};
+  EXPECT_EQ(sample_state().fingerprint(), drained.fingerprint());
+}
+
+// A stand-in `scontrol` on PATH that prints `output` and exits `rc`.
+void fake_scontrol(const TempDir& dir, const std::string& output, int rc) {
+  fs::create_directories(dir / "bin");
+  write_file(dir / "bin/output.txt", output, 0644);
+  write_file(dir / "bin/scontrol",
+             "#!/bin/sh\n[ \"$1 $2 $3\" = 'show node node01' ] || exit 99\ncat '" + (dir / "bin/output.txt") +
+                 "'\nexit " + std::to_string(rc) + "\n",
+             0755);
+}
+
+ProgramFixture slurm_program(std::vector<std::string> checks) {
+  return ProgramFixture({StepSpec{"slurm", {}, RebootPolicy::never, "", std::move(checks)}});
+}
+
+TEST(NodeStateProbe, AsksScontrolOnlyWhenAStepChecksTheRegistration) {
+  EXPECT_EQ(node_state_script(slurm_program({"slurmd_active"}).program).find("scontrol"), std::string::npos);
+  const auto script = node_state_script(slurm_program({"slurmd_active", "slurmd_registered"}).program);
+  EXPECT_NE(script.find("scontrol show node node01"), std::string::npos) << script;
+  const auto state = parse_node_state(slurm_program({}).program, "@@done\n");
+  ASSERT_TRUE(state);
+  EXPECT_FALSE(state->slurm_node);
+}
+
+TEST(NodeStateProbe, RealShellRunCapturesScontrolOutputAndExitCode) {
+  TempDir dir;
+  // Lines that look like probe sections: the output is read by size.
+  const std::string output = "NodeName=node01 Arch=x86_64\n@@done\n   State=IDLE\n";
+  fake_scontrol(dir, output, 0);
+  const auto fixture = slurm_program({"slurmd_registered"});
+  const auto script = "PATH='" + (dir / "bin") + "':$PATH; export PATH\n" + node_state_script(fixture.program);
+  auto state = parse_node_state(fixture.program, run_sh(dir, script));
+  ASSERT_TRUE(state) << state.error().to_string();
+  ASSERT_TRUE(state->slurm_node);
+  EXPECT_TRUE(state->slurm_node->scontrol_found);
+  EXPECT_EQ(state->slurm_node->exit_code, 0);
+  EXPECT_EQ(state->slurm_node->output, "NodeName=node01 Arch=x86_64\n@@done\n   State=IDLE");
+
+  fake_scontrol(dir, "Node node01 not found\n", 1);
+  state = parse_node_state(fixture.program, run_sh(dir, script));
+  ASSERT_TRUE(state) << state.error().to_string();
+  EXPECT_EQ(state->slurm_node->exit_code, 1);
+  EXPECT_EQ(state->slurm_node->output, "Node node01 not found");
+}
+
+TEST(NodeStateProbe, RealShellRunReportsAMissingScontrol) {
+  TempDir dir;
+  fs::create_directories(dir / "empty");
+  const auto fixture = slurm_program({"slurmd_registered"});
+  const auto script = "PATH='" + (dir / "empty") + "'; export PATH\n" + node_state_script(fixture.program);
+  const auto state = parse_node_state(fixture.program, run_sh(dir, script));
+  ASSERT_TRUE(state) << state.error().to_string();
+  ASSERT_TRUE(state->slurm_node);
+  EXPECT_FALSE(state->slurm_node->scontrol_found);
+}
+
+TEST(NodeStateParse, RejectsAScontrolSectionCutShort) {
+  const auto fixture = slurm_program({"slurmd_registered"});
+  EXPECT_FALSE(parse_node_state(fixture.program, "@@slurm 0 500\nNodeName=x\n@@done\n"));
+  EXPECT_FALSE(parse_node_state(fixture.program, "@@slurm x 5\nhello\n@@done\n"));
+}
+
 }  // namespace
 }  // namespace gpuctl

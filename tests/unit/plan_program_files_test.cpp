@@ -53,7 +53,13 @@ TEST(ProgramFiles, GpuNodeGetsDriverRepositoryNcclMungeAndSlurmFiles) {
             (std::vector<std::string>{"/etc/modprobe.d/blacklist-nouveau.conf", "/etc/apt/sources.list.d/gpuctl-cuda.list",
                                       "/etc/apt/preferences.d/gpuctl-cuda.pref", "/etc/nccl.conf",
                                       "/etc/munge/munge.key", "/etc/slurm/slurm.conf", "/etc/slurm/gres.conf",
-                                      "/etc/slurm/cgroup.conf"}));
+                                      "/etc/slurm/cgroup.conf", "/etc/default/prometheus-node-exporter"}));
+}
+
+TEST(ProgramFiles, NodeExporterOptionsOnlyWhereTheExporterRuns) {
+  Inventory inventory = example_inventory();
+  inventory.cluster.monitoring.node_exporter = false;
+  for (const auto& path : paths_for(inventory, "gpu01")) EXPECT_NE(path, "/etc/default/prometheus-node-exporter");
 }
 
 TEST(ProgramFiles, HeadNodeGetsSlurmAndPrometheusFilesButNoGpuFiles) {
@@ -80,7 +86,7 @@ TEST(ProgramFiles, SecretsAreMaskedNeverGenerated) {
 TEST(ProgramFiles, NoSlurmFilesWhenSlurmIsNotConfigured) {
   Inventory inventory = example_inventory();
   inventory.cluster.slurm = SlurmSettings{};
-  EXPECT_EQ(paths_for(inventory, "gpu01").size(), 4u);
+  EXPECT_EQ(paths_for(inventory, "gpu01").size(), 5u);  // GPU, repository, NCCL and node-exporter files
   EXPECT_EQ(paths_for(inventory, "head01"),
             (std::vector<std::string>{"/etc/prometheus/prometheus.yml", "/etc/prometheus/gpu-alerts.yml"}));
 }

@@ -125,3 +125,42 @@ TEST(CudaKeyPath, ArmoredKeysGetAscExtension) {
   repository.key_file = "/srv/keys/cuda-archive-keyring.gpg";
   EXPECT_EQ(cuda_key_path(repository), "/etc/apt/keyrings/gpuctl-cuda.gpg");
 }
+
+TEST(TemplateContext, SlurmNodeGroupsCarryTheNodeAddressesFoldedLikeTheNames) {
+  Inventory inventory = example_inventory();
+  for (auto& node : inventory.nodes)
+    if (node.name.starts_with("gpu") && node.name >= "gpu05") node.gpu = GpuSpec{"A100", 4, 400};
+  const auto context = build_template_context(inventory, inventory.nodes[0]);
+  const auto& groups = at(context, {"slurm", "node_groups"});
+  EXPECT_EQ(strings_of(groups, "addresses"), (std::vector<std::string>{"10.10.1.[1-4]", "10.10.1.[5-8]"}));
+}
+
+TEST(TemplateContext, SlurmNodeAddressesFollowTheNameOrderWhenFoldingWouldNot) {
+  Inventory inventory = example_inventory();
+  // gpu01 and gpu02 swap addresses: folded, the addresses would sort the other way round.
+  for (auto& node : inventory.nodes) {
+    if (node.name == "gpu01") node.connection.address = "10.10.1.2";
+    if (node.name == "gpu02") node.connection.address = "10.10.1.1";
+  }
+  const auto context = build_template_context(inventory, inventory.nodes[0]);
+  EXPECT_EQ(strings_of(at(context, {"slurm", "node_groups"}), "addresses"),
+            std::vector<std::string>{"10.10.1.2,10.10.1.1,10.10.1.3,10.10.1.4,10.10.1.5,10.10.1.6,10.10.1.7,10.10.1.8"});
+}
+
+TEST(TemplateContext, NoNodeAddrWhenNodesAreReachedByTheirNames) {
+  Inventory inventory = example_inventory();
+  for (auto& node : inventory.nodes) node.connection.address.clear();
+  const auto context = build_template_context(inventory, inventory.nodes[0]);
+  const auto& group = at(context, {"slurm", "node_groups"}).as_list().at(0);
+  EXPECT_TRUE(group.find("has_addresses")->is_falsy());
+  EXPECT_EQ(group.find("addresses"), nullptr);
+}
+
+TEST(TemplateContext, Ipv6AddressesAreBracketedWherePortsFollow) {
+  Inventory inventory = example_inventory();
+  inventory.nodes[1].connection.address = "fd00::11";
+  const auto context = build_template_context(inventory, inventory.nodes[1]);
+  EXPECT_EQ(at(context, {"node", "url_address"}).as_string(), "[fd00::11]");
+  EXPECT_EQ(at(context, {"node", "address"}).as_string(), "fd00::11");
+  EXPECT_EQ(strings_of(at(context, {"monitoring", "node_exporter_targets"}), "target")[1], "[fd00::11]:9100");
+}

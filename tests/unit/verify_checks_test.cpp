@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 namespace gpuctl {
 namespace {
 
@@ -41,6 +44,19 @@ class Checks : public ::testing::Test {
     state.packages["nvidia-driver-550"] = ObservedPackage{true, "550.127.08-1", true};
     for (const char* service : {"slurmd", "slurmctld", "prometheus", "dcgm-exporter", "prometheus-node-exporter"})
       state.services[service] = ObservedService{true, true, true};
+    state.slurm_node = ObservedSlurmNode{true, 0, slurm_capture("scontrol-node-idle.txt")};
+  }
+
+  // A real capture of node01 (8x H100), renamed to the node under test.
+  std::string slurm_capture(const std::string& name) {
+    std::ifstream in(std::string(GPUCTL_TEST_DATA_DIR) + "/slurm/" + name, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    auto content = text.str();
+    EXPECT_FALSE(content.empty()) << name;
+    for (auto at = content.find("node01"); at != std::string::npos; at = content.find("node01", at))
+      content.replace(at, 6, node.name);
+    return content;
   }
 
   CheckResult run(const std::string& name) {
@@ -62,7 +78,7 @@ TEST_F(Checks, EveryKnownCheckPassesOnAHealthyNode) {
   state.files["/etc/nccl.conf"] = ObservedFile{true, "", util::sha256_hex("NCCL_DEBUG=WARN\n"), 0644, "root", "root"};
   std::vector<std::string> names;
   for (const auto& info : known_checks()) names.push_back(info.name);
-  EXPECT_EQ(names.size(), 16u);
+  EXPECT_EQ(names.size(), 17u);
   const auto results = run_checks(names, CheckInput{inventory, node, fixture.program, state});
   ASSERT_EQ(results.size(), names.size());
   for (const auto& r : results) EXPECT_EQ(r.status, CheckStatus::pass) << r.name << ": " << r.detail << r.observed;
@@ -276,6 +292,63 @@ TEST_F(Checks, ExportersCheckFollowsTheInventory) {
   EXPECT_EQ(run("exporters_active").status, CheckStatus::pass);
   inventory.cluster.monitoring.node_exporter = false;
   EXPECT_EQ(run("exporters_active").status, CheckStatus::skipped);
+}
+
+TEST_F(Checks, SlurmdRegisteredPassesForAnIdleNodeWithItsGpus) {
+  const auto r = run("slurmd_registered");
+  EXPECT_EQ(r.status, CheckStatus::pass) << r.detail;
+  EXPECT_EQ(r.observed, "State=IDLE Gres=gpu:h100:8");
+  EXPECT_EQ(r.expected, "registered, takes jobs, Gres=gpu:h100:8");
+}
+
+TEST_F(Checks, SlurmdRegisteredFailsForADrainedOrDownNodeWithTheReason) {
+  state.slurm_node->output = slurm_capture("scontrol-node-drained.txt");
+  auto r = run("slurmd_registered");
+  EXPECT_EQ(r.status, CheckStatus::fail);
+  EXPECT_EQ(r.detail, "drained (State=IDLE+DRAIN): gpuctl test: maintenance");
+  state.slurm_node->output = slurm_capture("scontrol-node-down.txt");
+  r = run("slurmd_registered");
+  EXPECT_EQ(r.status, CheckStatus::fail);
+  EXPECT_EQ(r.observed, "State=DOWN Gres=gpu:h100:8");
+}
+
+TEST_F(Checks, SlurmdRegisteredFailsWhenTheGresDiffersFromTheInventory) {
+  node.gpu.count = 4;
+  auto r = run("slurmd_registered");
+  EXPECT_EQ(r.status, CheckStatus::fail);
+  EXPECT_EQ(r.expected, "registered, takes jobs, Gres=gpu:h100:4");
+  node.gpu.count = 8;
+  node.gpu.model = "H200";
+  EXPECT_EQ(run("slurmd_registered").status, CheckStatus::fail);
+}
+
+TEST_F(Checks, SlurmdRegisteredFailsForANodeSlurmDoesNotKnow) {
+  state.slurm_node = ObservedSlurmNode{true, 1, slurm_capture("scontrol-node-not-found.txt")};
+  // The capture names node07; Slurm prints the name asked for.
+  state.slurm_node->output = "Node " + node.name + " not found\n";
+  const auto r = run("slurmd_registered");
+  EXPECT_EQ(r.status, CheckStatus::fail);
+  EXPECT_EQ(r.observed, "not in Slurm");
+}
+
+TEST_F(Checks, SlurmdRegisteredIsAnErrorWhenSlurmCannotBeAsked) {
+  state.slurm_node = ObservedSlurmNode{true, 1, slurm_capture("scontrol-no-controller.txt")};
+  auto r = run("slurmd_registered");
+  EXPECT_EQ(r.status, CheckStatus::error);
+  EXPECT_NE(r.detail.find("Unable to contact slurm controller"), std::string::npos) << r.detail;
+  state.slurm_node = ObservedSlurmNode{false, 0, {}};
+  r = run("slurmd_registered");
+  EXPECT_EQ(r.status, CheckStatus::error);
+  EXPECT_EQ(r.detail, "scontrol not found on the node (package slurm-client)");
+  state.slurm_node.reset();
+  EXPECT_EQ(run("slurmd_registered").status, CheckStatus::error);
+  state.slurm_node = ObservedSlurmNode{true, 0, "garbage\n"};
+  EXPECT_EQ(run("slurmd_registered").status, CheckStatus::error);
+}
+
+TEST_F(Checks, SlurmdRegisteredIsAnErrorWhenScontrolAnswersForAnotherNode) {
+  state.slurm_node->output = "NodeName=other State=IDLE Gres=gpu:h100:8\n";
+  EXPECT_EQ(run("slurmd_registered").status, CheckStatus::error);
 }
 
 }  // namespace

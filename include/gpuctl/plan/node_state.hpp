@@ -9,6 +9,7 @@
 #include <gpuctl/transport/transport.hpp>
 
 #include <map>
+#include <optional>
 #include <string>
 
 namespace gpuctl {
@@ -34,6 +35,14 @@ struct ObservedService {
   bool running = false;
 };
 
+// What `scontrol show node <node>` said on the node (stdout and stderr together). Gathered
+// only for programs that check slurmd_registered; volatile, so not part of the fingerprint.
+struct ObservedSlurmNode {
+  bool scontrol_found = false;  // false: no scontrol on the node's PATH
+  int exit_code = 0;
+  std::string output;
+};
+
 struct NodeState {
   NodeFacts facts;
   std::map<std::string, ObservedFile> files;          // by path
@@ -41,6 +50,7 @@ struct NodeState {
   std::map<std::string, ObservedService> services;    // by name
   std::map<std::string, bool> guards_done;            // by command text: guard says "already done"
   std::map<std::string, bool> reboot_needed;          // by step name: its reboot_unless failed
+  std::optional<ObservedSlurmNode> slurm_node;        // absent: not gathered
 
   // A digest of everything above except volatile facts (uptime, temperature, power), so a
   // saved plan can tell whether the node changed since.

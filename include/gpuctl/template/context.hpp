@@ -6,7 +6,8 @@
 // Names available to templates (docs/templates.md lists them with examples):
 //   gpuctl.managed_by                 the "managed by gpuctl" notice (no comment marker)
 //   cluster.name, cluster.os_family
-//   node.name, node.address, node.rack, node.groups[].name, node.is_gpu_node,
+//   node.name, node.address, node.url_address (IPv6 in brackets, for host:port), node.rack,
+//   node.groups[].name, node.is_gpu_node,
 //   node.gpu.{model,type,count,max_index,has_power_watts,power_watts},
 //   node.ib_hcas[].name, node.ib_hcas_csv, node.labels.<key>, node.label_list[].{key,value}
 //   nvidia.{driver_branch,driver_version,cuda_version,open_kernel_module},
@@ -14,7 +15,8 @@
 //   nccl[].{key,value}
 //   slurm.{enabled,controller,controller_address,cluster_name},
 //   slurm.settings[].{key,value}   (gpuctl's defaults overridden/extended by slurm.options)
-//   slurm.node_groups[].{nodes,has_gpus,gpu_type,gpu_count,gpu_files,options[].{key,value}},
+//   slurm.node_groups[].{nodes,has_addresses,addresses (NodeAddr),has_gpus,gpu_type,gpu_count,
+//                        gpu_files,options[].{key,value}},
 //   slurm.partitions[].{name,nodes,default,options[].{key,value}}
 //   monitoring.{prometheus,dcgm_exporter,node_exporter,dcgm_exporter_port,node_exporter_port},
 //   monitoring.node_exporter_targets[] / dcgm_exporter_targets[] .{target,node,has_rack,rack}

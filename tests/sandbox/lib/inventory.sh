@@ -2,9 +2,8 @@
 # docs/examples/cluster.yaml.
 
 write_inventory() {  # N GPUS MODEL HEAD
-  local n=$1 gpus=$2 model=$3 head=$4 i name controller last
+  local n=$1 gpus=$2 model=$3 head=$4 i name last
   printf -v last '%02d' "$n"
-  if ((head)); then controller=head01; else controller=node01; fi
   cat <<EOI
 # Written by tests/sandbox/sandbox up: the sandbox's nodes, reachable now.
 cluster:
@@ -19,14 +18,33 @@ cluster:
       url: $REPO_URL
       key_url: $REPO_KEY_URL
       pin_priority: 600
-  # No slurm: section yet: slurmd cannot reach slurmctld by node name in the sandbox
-  # (slurm.conf has no NodeAddr). The rendered Slurm files are checked by
-  # tests/e2e/slurm_config_accepted.sh against Debian's real slurmd instead.
+EOI
+  # Slurm only with a head node: slurmctld runs on head01, slurmd on every GPU node.
+  if ((head)); then
+    cat <<EOI
+  slurm:
+    controller: head01
+    cluster_name: sandbox
+    partitions:
+      - name: gpu
+        nodes: "node[01-$last]"
+        default: true
+        options:
+          MaxTime: INFINITE
+          State: UP
+    options:
+      # The nodes' cgroup controllers are read-only inside systemd-nspawn, so slurmd cannot
+      # create its cgroups: track processes through /proc, bind tasks by affinity only.
+      ProctrackType: proctrack/linuxproc
+      TaskPlugin: task/affinity
+EOI
+  fi
+  cat <<EOI
   monitoring:
-    # No Prometheus server: the sandbox repository carries only the exporters.
+    # No Prometheus server: the sandbox repository carries only the exporters. Each exporter
+    # binds its node's own address (the nodes share the host's network namespace).
     dcgm_exporter: true
-    # The nodes share the host's network namespace, so only one node-exporter could own :9100.
-    node_exporter: false
+    node_exporter: true
 
 defaults:
   user: root

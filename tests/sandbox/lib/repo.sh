@@ -85,6 +85,13 @@ build_repo() {
     cp "$fixtures/nvidia-smi-q.txt" "$r/usr/share/nvidia-sandbox/q.txt"
     cp "$fixtures/nvidia-smi-q.xml" "$r/usr/share/nvidia-sandbox/q.xml"
     cp "$b/query-gpu-fields" "$r/usr/share/nvidia-sandbox/query-gpu-fields"
+    # /dev/nvidiaN at each boot where the module "loads" (udev's job on a real machine).
+    mkdir -p "$r/lib/systemd/system/sysinit.target.wants"
+    install -m 755 "$SANDBOX_SRC/packages/nvidia-device-nodes" "$r/usr/lib/nvidia-sandbox/device-nodes"
+    printf '%s\n' '[Unit]' 'Description=NVIDIA device nodes (gpuctl sandbox stand-in for udev)' 'DefaultDependencies=no' \
+      'After=gpuctl-sandbox-kernel.service' 'Before=sysinit.target' '' '[Service]' 'Type=oneshot' 'RemainAfterExit=yes' \
+      'ExecStart=/usr/lib/nvidia-sandbox/device-nodes' > "$r/lib/systemd/system/nvidia-device-nodes.service"
+    ln -s ../nvidia-device-nodes.service "$r/lib/systemd/system/sysinit.target.wants/nvidia-device-nodes.service"
     sed -e "s/@PKG@/nvidia-driver-$branch/g" -e "s/@VERSION@/$ver/g" "$SANDBOX_SRC/packages/driver.postinst" > "$r/DEBIAN/postinst"
     make_deb "$out" "$r" "nvidia-driver-$branch" "$ver-1" "NVIDIA driver metapackage, branch $branch" \
       "Provides: nvidia-driver, nvidia-kernel-source-$branch" "Conflicts: nvidia-driver-$other" "Replaces: nvidia-driver-$other"
