@@ -140,14 +140,14 @@ Result<RunRecord> StateStore::get_run(RunId run) {
   return std::move(runs->front());
 }
 
-Result<std::vector<StepRecord>> StateStore::steps(RunId run, const std::string& node) {
+Result<std::vector<NodeStepRecord>> StateStore::steps(RunId run, const std::string& node) {
   const std::lock_guard lock(m_impl->mutex);
-  return select_all<StepRecord>(
+  return select_all<NodeStepRecord>(
       *m_impl->db,
       "SELECT run_id, id, node, step, status, started, duration_ms, error FROM node_steps "
       "WHERE run_id = ?1 AND (?2 = '' OR node = ?2) ORDER BY node, id",
       {run, node}, [](const sqlite::Statement& row) {
-        return StepRecord{row.column_int(0),  row.column_int(1),  row.column_text(2), row.column_text(3),
+        return NodeStepRecord{row.column_int(0),  row.column_int(1),  row.column_text(2), row.column_text(3),
                           row.column_text(4), row.column_text(5), row.column_int(6),  row.column_text(7)};
       });
 }

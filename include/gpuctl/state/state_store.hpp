@@ -61,7 +61,7 @@ struct RunRecord {
   RunStatus status = RunStatus::running;
 };
 
-struct StepRecord {
+struct NodeStepRecord {
   RunId run = 0;
   std::int64_t id = 0;
   std::string node;
@@ -174,7 +174,7 @@ class StateStore {
   // Reading back, for history and show.
   Result<std::vector<RunRecord>> list_runs(const RunQuery& query);
   Result<RunRecord> get_run(RunId run);     // not_found when there is no such run
-  Result<std::vector<StepRecord>> steps(RunId run, const std::string& node = {});
+  Result<std::vector<NodeStepRecord>> steps(RunId run, const std::string& node = {});
   Result<std::vector<NodeResultRecord>> node_results(RunId run);
   Result<std::vector<FactsSnapshot>> facts_snapshots(RunId run);
   // The latest snapshot of `node` before or in `before_run` (0: any); not_found when none.
