@@ -166,8 +166,11 @@ std::string render_run_text(const RunView& view) {
   out += fmt::format("  command   {}\n", r.command_line);
   out += fmt::format("  inventory {} (sha256 {})\n", r.inventory_path, r.inventory_digest.substr(0, 12));
   if (!r.plan_json.empty()) {
-    if (auto plan = plan_from_json(r.plan_json, "run " + std::to_string(r.id)))
-      out += "  plan      " + render_plan_summary(*plan) + (render_plan_summary(*plan).ends_with('\n') ? "" : "\n");
+    if (auto plan = plan_from_json(r.plan_json, "run " + std::to_string(r.id))) {
+      auto summary = render_plan_summary(*plan);
+      if (!summary.ends_with('\n')) summary += '\n';
+      out += "  plan      " + summary;
+    }
   }
   const auto nodes = run_nodes(view);
   if (!nodes.empty()) out += "\nNodes:\n";

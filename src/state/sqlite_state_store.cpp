@@ -152,6 +152,12 @@ Result<StartedRun> StateStore::begin_run(const NewRun& run, LockMode lock_mode) 
   if (lock_mode == LockMode::exclusive) {
     auto holder = m_impl->lock_holder(run.inventory_path);
     if (!holder) return std::unexpected(holder.error());
+    // A lock whose run already ended (a database edited by hand) binds no one.
+    if (*holder && (*holder)->status != RunStatus::running) {
+      if (auto ok = db.run("DELETE FROM locks WHERE inventory_path = ?1", {run.inventory_path}); !ok)
+        return std::unexpected(ok.error());
+      holder->reset();
+    }
     if (*holder) {
       const auto& h = **holder;
       return fail(ErrorCode::locked,

@@ -38,7 +38,8 @@ steps:
       - command: sleep 4
         reason: the test needs a run that takes a while
 YAML
-apply() { "$GPUCTL" apply "$work/cluster.yaml" -p "$work/pause.yaml" --yes --no-progress "$@"; }
+# An array, not a function: `"${apply[@]}" &` makes $! gpuctl's own pid, not a subshell's.
+apply=("$GPUCTL" apply "$work/cluster.yaml" -p "$work/pause.yaml" --yes --no-progress)
 
 # Waits until the newest run is running with its step started; prints the run id.
 wait_for_running_step() {
@@ -55,13 +56,13 @@ if runs and runs[0]["status"] == "running" and any(s["status"] == "running" for 
 }
 
 # 1. Two applies at once.
-apply >"$work/first.out" 2>&1 &
+"${apply[@]}" >"$work/first.out" 2>&1 &
 first_pid=$!
 started_pids+=("$first_pid")
 first_run=$(wait_for_running_step) || fail "the first apply never started its step:\n$(cat "$work/first.out")"
 [[ $(stat -c %a "$db") == 600 ]] || fail "state.db is mode $(stat -c %a "$db"), not 600"
 [[ $(stat -c %a "$GPUCTL_STATE_DIR") == 700 ]] || fail "the state dir is mode $(stat -c %a "$GPUCTL_STATE_DIR"), not 700"
-second=$(apply 2>&1); rc=$?
+second=$("${apply[@]}" 2>&1); rc=$?
 [[ $rc == 5 ]] || fail "the second apply exited $rc, expected 5:\n$second"
 grep -q "locked by run $first_run " <<<"$second" || fail "the refusal does not name run $first_run:\n$second"
 grep -q "pid $first_pid on $(hostname)" <<<"$second" || fail "the refusal does not name pid $first_pid:\n$second"
@@ -69,7 +70,7 @@ wait "$first_pid"; rc=$?
 [[ $rc == 0 ]] || fail "the first apply exited $rc:\n$(cat "$work/first.out")"
 
 # 2. SIGKILL in the middle of a step.
-apply >"$work/killed.out" 2>&1 &
+"${apply[@]}" >"$work/killed.out" 2>&1 &
 killed_pid=$!
 started_pids+=("$killed_pid")
 killed_run=$(wait_for_running_step) || fail "the apply to kill never started its step:\n$(cat "$work/killed.out")"
@@ -78,7 +79,7 @@ wait "$killed_pid" 2>/dev/null
 check=$(sqlite3 "$db" 'PRAGMA integrity_check') || fail "sqlite3 could not read $db"
 [[ $check == ok ]] || fail "integrity_check after SIGKILL: $check"
 [[ $(sqlite3 "$db" 'SELECT status FROM runs WHERE id = '"$killed_run") == running ]] || fail "the killed run is not left running"
-next=$(apply 2>&1); rc=$?
+next=$("${apply[@]}" 2>&1); rc=$?
 [[ $rc == 0 ]] || fail "the apply after the killed one exited $rc:\n$next"
 grep -q "run $killed_run (apply by .*pid $killed_pid.*) was abandoned" <<<"$next" \
   || fail "the next apply does not report run $killed_run as abandoned:\n$next"
