@@ -257,6 +257,20 @@ TEST(GpuSlots, ANewSerialInASlotStartsANewTenure) {
   EXPECT_TRUE(store->gpu_slot_history("gpu02")->empty());
 }
 
+TEST(StateStore, LatestFactsIsTheNodesNewestSnapshotUpToARun) {
+  TempDir dir;
+  auto store = open_store(dir.path() + "/state.db");
+  const auto first = store->begin_run(new_run("/inv.yaml"), LockMode::none)->id;
+  const auto second = store->begin_run(new_run("/inv.yaml"), LockMode::none)->id;
+  ASSERT_TRUE(store->record_facts(first, "gpu01", R"({"n": 1})", {}));
+  ASSERT_TRUE(store->record_facts(first, "gpu02", R"({"n": 2})", {}));
+  ASSERT_TRUE(store->record_facts(second, "gpu01", R"({"n": 3})", {}));
+  EXPECT_EQ(store->latest_facts("gpu01")->facts_json, R"({"n": 3})");
+  EXPECT_EQ(store->latest_facts("gpu01", first)->facts_json, R"({"n": 1})");
+  EXPECT_EQ(store->latest_facts("gpu02")->run, first);
+  EXPECT_EQ(store->latest_facts("gpu03").error().code, ErrorCode::not_found);
+}
+
 TEST(StateStore, ListsRunsNewestFirstAndByNode) {
   TempDir dir;
   auto store = open_store(dir.path() + "/state.db");
