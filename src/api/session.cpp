@@ -55,6 +55,11 @@ Session::Session(const Inventory& inventory, std::vector<const Node*> nodes, std
 
 Session::~Session() = default;
 
+const NodeFacts* Session::gathered_facts(std::size_t index) const {
+  if (index >= m_data.size() || !m_data[index]->state) return nullptr;
+  return &m_data[index]->state->facts;
+}
+
 Result<Session::NodeData*> Session::prepare(std::size_t index) {
   auto& data = *m_data[index];
   const Node& node = *m_nodes[index];

@@ -3,6 +3,7 @@
 #include "local_files.hpp"
 #include "node_exit_code.hpp"
 #include "run_support.hpp"
+#include "state_support.hpp"
 
 #include <gpuctl/plan/render.hpp>
 #include <gpuctl/report/reports.hpp>
@@ -18,6 +19,7 @@ namespace {
 
 struct ApplyCliOptions {
   TargetOptions target;
+  StateCliOptions state;
   bool yes = false;
   bool json = false;
   int reboot_timeout_s = 600;
@@ -81,6 +83,9 @@ int run_apply(ApplyCliOptions options, const GlobalOptions& globals) {
   }
   rollout->max_fail_percent = *max_fail;
   setup->session.rollout = *rollout;
+  // The inventory's lock, before planning: a plan made while another apply runs is already stale.
+  auto recorded = start_recorded_run(*setup, options.state, "apply", state::LockMode::exclusive, exit_code);
+  if (!recorded) return exit_code;
   // Before the playbooks move into the session: what the plan's inputs hash to now.
   Plan digests;
   digests.inventory_digest = setup->selected->inventory.digest;
@@ -95,18 +100,31 @@ int run_apply(ApplyCliOptions options, const GlobalOptions& globals) {
     if (const auto reason = stale_reason(*saved, digests); !reason.empty()) {
       fmt::print(stderr, "gpuctl: stale plan {}: {} since it was made; run gpuctl plan again\n", options.target.inventory,
                  reason);
+      finish_recorded_run(*recorded, state::RunStatus::failed);
       return k_exit_error;
     }
+    recorded->recorder->record_plan(plan);
   } else {
     plan = session.plan();
+    recorded->recorder->record_plan(plan);
+    recorded->recorder->record_facts(session);
     if (!options.json) fmt::print("{}", render_plan_text(plan, {color ? ColorMode::always : ColorMode::never, true}));
     if (!plan.has_changes() && !plan.has_errors()) {
       if (options.json) fmt::print("{}", apply_to_json({}));
+      finish_recorded_run(*recorded, state::RunStatus::ok);
       return k_exit_ok;
     }
-    if (!confirmed(options.yes, exit_code)) return exit_code;
+    if (!confirmed(options.yes, exit_code)) {
+      finish_recorded_run(*recorded, state::RunStatus::interrupted);
+      return exit_code;
+    }
   }
   const auto outcomes = session.apply(plan, saved.has_value());
+  if (saved) recorded->recorder->record_facts(session);
+  recorded->recorder->record_outcomes(outcomes);
+  const auto statuses = outcomes | std::views::transform([](const auto& o) { return o.outcome; });
+  finish_recorded_run(*recorded, run_status_for(std::vector(statuses.begin(), statuses.end()),
+                                                setup->session.cancel->cancelled()));
   if (options.json) fmt::print("{}", apply_to_json(outcomes));
   else fmt::print("{}", render_apply_recap(outcomes));
   return exit_code_for_nodes(outcomes | std::views::transform([](const auto& o) { return o.outcome.status; }),
@@ -119,9 +137,11 @@ void register_apply_command(CLI::App& app, GlobalOptions& globals, int& exit_cod
       "apply",
       "Converge nodes: plan, confirm, then run each node's changes in order (handlers once, reboots waited for). "
       "Given a saved plan (gpuctl plan -o FILE), applies exactly it, or refuses it as stale.\n"
-      "Exit codes: 0 ok, 3 a node failed, 4 a node unreachable, 130 interrupted.\n"
+      "Exit codes: 0 ok, 3 a node failed, 4 a node unreachable, 5 another run holds the inventory's lock, "
+      "130 interrupted.\n"
       "Example: gpuctl apply cluster.yaml --limit gpu01 --yes");
   add_target_options(*cmd, options.target);
+  add_state_option(*cmd, options.state);
   cmd->add_flag("-y,--yes", options.yes, "Do not ask for confirmation (needed without a terminal)");
   cmd->add_flag("--json", options.json, "Per-node results as JSON on stdout");
   cmd->add_option("--reboot-timeout", options.reboot_timeout_s, "Seconds a node may take to come back from a reboot")

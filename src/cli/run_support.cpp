@@ -2,6 +2,7 @@
 
 #include "interrupt.hpp"
 
+#include <gpuctl/apply/composite_hooks.hpp>
 #include <gpuctl/plan/secrets.hpp>
 #include <gpuctl/playbook/loader.hpp>
 #include <gpuctl/template/renderer.hpp>
@@ -67,6 +68,12 @@ std::optional<ConnectionKind> connection_override(const std::string& text) {
 }
 
 }  // namespace
+
+// --- state (branch `state`): the recorder hears what the progress display hears.
+void add_hooks(RunSetup& setup, RunHooks& extra) {
+  setup.hooks = std::make_unique<CompositeHooks>(std::move(setup.hooks), extra);
+}
+// --- end state
 
 std::unique_ptr<RunHooks> make_log_hooks(int verbosity) { return std::make_unique<LogHooks>(verbosity); }
 

@@ -59,6 +59,11 @@ class Session {
 
   const std::vector<const Node*>& nodes() const { return m_nodes; }
 
+  // The facts gathered for nodes()[index] by the last plan, apply or verify that reached it;
+  // nullptr when its state was never gathered (unreachable, skipped). Call between runs, not
+  // during one. For the run history's facts snapshots.
+  const NodeFacts* gathered_facts(std::size_t index) const;
+
  private:
   struct NodeData;
   Result<NodeData*> prepare(std::size_t index);
