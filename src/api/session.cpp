@@ -71,6 +71,11 @@ Result<Session::NodeData*> Session::prepare(std::size_t index) {
   return &data;
 }
 
+exec::ExecutorOptions Session::executor_options(std::string_view phase) {
+  m_hooks.on_phase_start(phase, m_nodes.size());
+  return {m_options.forks, m_options.cancel, [this](std::size_t, const exec::NodeOutcome& o) { m_hooks.on_node_done(o); }};
+}
+
 Plan Session::plan() {
   Plan plan;
   plan.created_at = now_utc();
@@ -80,7 +85,7 @@ Plan Session::plan() {
   plan.playbooks_digest = playbooks_digest(m_playbooks);
   plan.templates_digest = templates_digest(m_options.sources.templates_dir);
   plan.nodes.resize(m_nodes.size());
-  exec::ExecutorOptions options{m_options.forks, m_options.cancel, {}};
+  const auto options = executor_options("plan");
   const auto outcomes = exec::run_on_nodes(m_nodes, [&](std::size_t i, const Node& node) -> exec::TaskResult {
     m_hooks.on_node_start(node.name, "plan");
     auto data = prepare(i);
@@ -102,7 +107,7 @@ std::vector<NodeApplyOutcome> Session::apply(const Plan& plan, bool check_fresh)
   std::map<std::string, const NodePlan*> by_node;
   for (const auto& node_plan : plan.nodes) by_node[node_plan.node] = &node_plan;
   std::vector<NodeApplyOutcome> results(m_nodes.size());
-  exec::ExecutorOptions options{m_options.forks, m_options.cancel, {}};
+  const auto options = executor_options("apply");
   const auto outcomes = exec::run_on_nodes(m_nodes, [&](std::size_t i, const Node& node) -> exec::TaskResult {
     results[i].result.node = node.name;
     const auto it = by_node.find(node.name);
@@ -132,7 +137,7 @@ std::vector<NodeApplyOutcome> Session::apply(const Plan& plan, bool check_fresh)
 
 std::vector<NodeVerifyOutcome> Session::verify() {
   std::vector<NodeVerifyOutcome> results(m_nodes.size());
-  exec::ExecutorOptions options{m_options.forks, m_options.cancel, {}};
+  const auto options = executor_options("verify");
   const auto outcomes = exec::run_on_nodes(m_nodes, [&](std::size_t i, const Node& node) -> exec::TaskResult {
     m_hooks.on_node_start(node.name, "verify");
     auto data = prepare(i);

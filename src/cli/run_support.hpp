@@ -22,6 +22,7 @@ struct TargetOptions {
   std::vector<std::string> playbooks;     // names or paths; empty: the site default
   std::string templates_dir;
   bool no_progress = false;
+  std::string command;                    // the subcommand, names the run log
 };
 
 // Adds INVENTORY, --limit, --forks, --connection, --playbook, --templates, --no-progress.
@@ -39,8 +40,5 @@ struct RunSetup {
 // Loads and checks everything; on failure prints why, sets `exit_code` (2 for bad input) and
 // returns nullptr. Installs the Ctrl-C handler.
 std::unique_ptr<RunSetup> prepare_run(const TargetOptions& options, const GlobalOptions& globals, int& exit_code);
-
-// Plain timestamped progress lines on stderr: one per step start/end, reboots, failures.
-std::unique_ptr<RunHooks> make_log_hooks(int verbosity);
 
 }  // namespace gpuctl::cli

@@ -59,6 +59,8 @@ class Session {
  private:
   struct NodeData;
   Result<NodeData*> prepare(std::size_t index);
+  // Announces the phase to the hooks and forwards each node's outcome to them.
+  exec::ExecutorOptions executor_options(std::string_view phase);
 
   const Inventory& m_inventory;
   std::vector<const Node*> m_nodes;
