@@ -56,7 +56,7 @@ class LiveHooks : public RunHooks {
   }
   void on_node_start(const std::string& node, std::string_view /*phase*/) override {
     const std::lock_guard lock(m_mutex);
-    m_active[node] = Active{"connecting, gathering state", Clock::now(), Clock::now()};
+    m_active[node] = Active{"connecting, gathering state", Clock::now(), Clock::now(), {}};
   }
   void on_step_start(const std::string& node, const std::string& step) override {
     const std::lock_guard lock(m_mutex);
