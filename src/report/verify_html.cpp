@@ -47,7 +47,8 @@ tr.hidden{display:none}
 footer{margin-top:28px;color:var(--muted);font-size:12px}
 )css";
 
-// Filters rows of the grid and of the problem list by node status and group.
+// Filters rows of the grid and of the problem list by node status and group; marks the body
+// data-ready once it ran (the headless-browser test looks for it).
 constexpr std::string_view k_script = R"js(
 (function(){
   var status=document.getElementById('status-filter'), group=document.getElementById('group-filter');
@@ -62,7 +63,14 @@ constexpr std::string_view k_script = R"js(
     });
     document.getElementById('shown').textContent = shown;
   }
+  // A link can carry the filters: report.html#status=failed&group=gpu
+  location.hash.replace(/^#/,'').split('&').forEach(function(kv){
+    var p=kv.split('='), v=decodeURIComponent(p[1]||'');
+    var sel = p[0]==='status' ? status : p[0]==='group' ? group : null;
+    if (sel && Array.prototype.some.call(sel.options, function(o){return o.value===v;})) sel.value=v;
+  });
   status.addEventListener('change', apply); group.addEventListener('change', apply); apply();
+  document.body.setAttribute('data-ready','1');
 })();
 )js";
 
