@@ -16,6 +16,7 @@ constexpr NodeFileSpec k_node_files[] = {
     {"cgroup.conf.mustache", "/etc/slurm/cgroup.conf", 0644, FileCondition::slurm_node},
     {"prometheus.yml.mustache", "/etc/prometheus/prometheus.yml", 0644, FileCondition::prometheus_node},
     {"gpu-alerts.yml.mustache", "/etc/prometheus/gpu-alerts.yml", 0644, FileCondition::prometheus_node},
+    {"grafana-dashboard.json.mustache", "/etc/prometheus/gpuctl-grafana-dashboard.json", 0644, FileCondition::prometheus_node},
 };
 
 bool in_any_partition(const SlurmSettings& slurm, const std::string& name) {
