@@ -91,6 +91,9 @@ std::string anchor(const std::string& node, const std::string& check) {
   return id;
 }
 
+// Observed and expected values are machine text; an empty one shows as an empty cell.
+std::string code(std::string_view text) { return text.empty() ? std::string{} : "<code>" + html_escape(text) + "</code>"; }
+
 std::string describe(const std::string& check) {
   for (const auto& info : known_checks())
     if (info.name == check) return info.description;
@@ -226,10 +229,10 @@ std::string render_verify_html(const std::vector<NodeVerifyOutcome>& outcomes, c
     for (const auto& c : o.checks) {
       if (c.status == CheckStatus::pass) continue;
       ++problems;
-      out += fmt::format("{} id=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td><td><code>{}</code></td>"
+      out += fmt::format("{} id=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
                          "<td>{}</td></tr>\n",
-                         row_start, anchor(node, c.name), e(node), e(c.name), to_string(c.status), e(c.observed),
-                         e(c.expected), e(c.detail));
+                         row_start, anchor(node, c.name), e(node), e(c.name), to_string(c.status), code(c.observed),
+                         code(c.expected), e(c.detail));
     }
   }
   if (problems == 0) out += "<tr><td colspan=\"6\">Every check passed on every node.</td></tr>\n";

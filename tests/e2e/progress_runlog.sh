@@ -13,7 +13,14 @@ export GPUCTL_STATE_DIR=$work/state
 cat >"$work/cluster.yaml" <<'YAML'
 cluster:
   name: e2e
-  nvidia: {driver_branch: "570", driver_version: "570.133.20", cuda: "12.8"}
+  os_family: debian
+  nvidia:
+    driver_branch: "570"
+    driver_version: "570.133.20"
+    cuda: "12.8"
+    repository:
+      url: https://developer.download.nvidia.com/compute/cuda/repos/debian12/x86_64/
+      key_url: https://developer.download.nvidia.com/compute/cuda/repos/debian12/x86_64/3bf863cc.pub
 defaults:
   connection: local
   gpu: {model: H100, count: 8}
