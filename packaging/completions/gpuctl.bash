@@ -52,7 +52,7 @@ _gpuctl() {
   subcommands=$(_gpuctl_help_words Subcommands "${path[@]}")
   if [[ -n $subcommands ]]; then
     mapfile -t COMPREPLY < <(compgen -W "$subcommands" -- "$cur")
-    [[ ${#path[@]} -eq 0 ]] && return
+    return  # a command with subcommands takes one of them next, not a file
   fi
   # Positional arguments: an inventory (YAML) or a saved plan/result (JSON).
   compopt -o filenames 2>/dev/null
