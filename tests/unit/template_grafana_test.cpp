@@ -1,5 +1,5 @@
-// The Grafana dashboard template: it renders (Mustache with <% %> delimiters, since Grafana's
-// legends use {{ }}) to valid JSON that charts the DCGM fields the alerts watch.
+// The Grafana dashboard template: it renders to valid JSON (Grafana's own ${...} series names
+// survive Mustache) that charts the DCGM fields the alerts watch.
 #include <gpuctl/inventory/loader.hpp>
 #include <gpuctl/template/node_files.hpp>
 
@@ -29,7 +29,7 @@ TEST(GrafanaDashboard, RendersToJsonWithGrafanaLegendsIntact) {
   ASSERT_FALSE(text.empty()) << "head01 (the Prometheus node) gets no dashboard";
   const auto dashboard = nlohmann::json::parse(text);  // throws, failing the test, when not JSON
   EXPECT_EQ(dashboard.at("uid"), "gpuctl-gpus");
-  EXPECT_NE(text.find("\"legendFormat\": \"{{node}}\""), std::string::npos);
+  EXPECT_NE(text.find("\"displayName\": \"${__field.labels.node}\""), std::string::npos);
   EXPECT_NE(dashboard.at("description").get<std::string>().find("gpuctl"), std::string::npos);
 }
 
