@@ -39,7 +39,8 @@ TEST(NodeFiles, GpuNodeGetsDriverRepositoryNcclAndSlurmFiles) {
 TEST(NodeFiles, HeadNodeGetsSlurmAndPrometheusFilesButNoGpuFiles) {
   EXPECT_EQ(paths_for(example_inventory(), "head01"),
             (std::vector<std::string>{"/etc/slurm/slurm.conf", "/etc/slurm/gres.conf", "/etc/slurm/cgroup.conf",
-                                      "/etc/prometheus/prometheus.yml", "/etc/prometheus/gpu-alerts.yml"}));
+                                      "/etc/prometheus/prometheus.yml", "/etc/prometheus/gpu-alerts.yml",
+                                      "/etc/prometheus/gpuctl-grafana-dashboard.json"}));
 }
 
 TEST(NodeFiles, NoSlurmFilesWhenSlurmIsNotConfigured) {
@@ -47,7 +48,8 @@ TEST(NodeFiles, NoSlurmFilesWhenSlurmIsNotConfigured) {
   inventory.cluster.slurm = SlurmSettings{};
   EXPECT_EQ(paths_for(inventory, "gpu01").size(), 4u);
   EXPECT_EQ(paths_for(inventory, "head01"),
-            (std::vector<std::string>{"/etc/prometheus/prometheus.yml", "/etc/prometheus/gpu-alerts.yml"}));
+            (std::vector<std::string>{"/etc/prometheus/prometheus.yml", "/etc/prometheus/gpu-alerts.yml",
+                                      "/etc/prometheus/gpuctl-grafana-dashboard.json"}));
 }
 
 TEST(NodeFiles, NoAptFilesOnNonDebianFamilies) {
