@@ -76,6 +76,11 @@ Result<Session::NodeData*> Session::prepare(std::size_t index) {
   return &data;
 }
 
+exec::ExecutorOptions Session::executor_options(std::string_view phase) {
+  m_hooks.on_phase_start(phase, m_nodes.size());
+  return {m_options.forks, m_options.cancel, [this](std::size_t, const exec::NodeOutcome& o) { m_hooks.on_node_done(o); }};
+}
+
 Plan Session::plan() {
   Plan plan;
   plan.created_at = now_utc();
@@ -85,7 +90,7 @@ Plan Session::plan() {
   plan.playbooks_digest = playbooks_digest(m_playbooks);
   plan.templates_digest = templates_digest(m_options.sources.templates_dir);
   plan.nodes.resize(m_nodes.size());
-  exec::ExecutorOptions options{m_options.forks, m_options.cancel, {}};
+  const auto options = executor_options("plan");
   const auto outcomes = exec::run_on_nodes(m_nodes, [&](std::size_t i, const Node& node) -> exec::TaskResult {
     m_hooks.on_node_start(node.name, "plan");
     auto data = prepare(i);
@@ -128,6 +133,7 @@ std::vector<NodeApplyOutcome> Session::apply(const Plan& plan, bool check_fresh)
   std::map<std::string, const NodePlan*> by_node;
   for (const auto& node_plan : plan.nodes) by_node[node_plan.node] = &node_plan;
   std::vector<NodeApplyOutcome> results(m_nodes.size());
+  const auto options = executor_options("apply");
   std::size_t attempted = 0, failed = 0;
   std::string stop_reason;
   for (const auto& batch : make_batches(m_nodes.size(), m_options.rollout)) {
@@ -135,12 +141,14 @@ std::vector<NodeApplyOutcome> Session::apply(const Plan& plan, bool check_fresh)
       stop_reason = fmt::format("not started: {} of {} nodes failed, over --max-fail {}%", failed, attempted,
                                 m_options.rollout.max_fail_percent);
     if (!stop_reason.empty()) {
-      for (const auto i : batch) results[i].outcome = {m_nodes[i]->name, exec::NodeStatus::skipped, stop_reason, {}};
+      for (const auto i : batch) {
+        results[i].outcome = {m_nodes[i]->name, exec::NodeStatus::skipped, stop_reason, {}};
+        m_hooks.on_node_done(results[i].outcome);
+      }
       continue;
     }
     std::vector<const Node*> nodes;
     for (const auto i : batch) nodes.push_back(m_nodes[i]);
-    exec::ExecutorOptions options{m_options.forks, m_options.cancel, {}};
     const auto outcomes = exec::run_on_nodes(nodes, [&](std::size_t b, const Node& node) -> exec::TaskResult {
       const auto it = by_node.find(node.name);
       return apply_one(batch[b], it == by_node.end() ? nullptr : it->second, check_fresh, results[batch[b]].result);
@@ -156,7 +164,7 @@ std::vector<NodeApplyOutcome> Session::apply(const Plan& plan, bool check_fresh)
 
 std::vector<NodeVerifyOutcome> Session::verify() {
   std::vector<NodeVerifyOutcome> results(m_nodes.size());
-  exec::ExecutorOptions options{m_options.forks, m_options.cancel, {}};
+  const auto options = executor_options("verify");
   const auto outcomes = exec::run_on_nodes(m_nodes, [&](std::size_t i, const Node& node) -> exec::TaskResult {
     m_hooks.on_node_start(node.name, "verify");
     auto data = prepare(i);

@@ -2,6 +2,7 @@
 // plan, refused when stale).
 #include "local_files.hpp"
 #include "node_exit_code.hpp"
+#include "progress.hpp"
 #include "run_support.hpp"
 #include "state_support.hpp"
 
@@ -93,7 +94,7 @@ int run_apply(ApplyCliOptions options, const GlobalOptions& globals) {
   digests.templates_digest = templates_digest(setup->session.sources.templates_dir);
   Session session(setup->selected->inventory, setup->selected->nodes, std::move(setup->playbooks), setup->factory,
                   setup->session, *setup->hooks);
-  const bool color = !globals.no_color && !std::getenv("NO_COLOR") && ::isatty(STDOUT_FILENO);
+  const bool color = use_color(globals, STDOUT_FILENO);
   Plan plan;
   if (saved) {
     plan = *saved;

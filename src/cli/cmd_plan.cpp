@@ -1,5 +1,6 @@
 // `gpuctl plan INVENTORY`: what apply would change on each node, changing nothing.
 #include "local_files.hpp"
+#include "progress.hpp"
 #include "run_support.hpp"
 
 #include <gpuctl/plan/render.hpp>
@@ -29,7 +30,7 @@ int run_plan(const PlanCliOptions& options, const GlobalOptions& globals) {
   if (options.json) {
     fmt::print("{}", plan_to_json(plan));
   } else {
-    const bool color = !globals.no_color && !std::getenv("NO_COLOR") && ::isatty(STDOUT_FILENO);
+    const bool color = use_color(globals, STDOUT_FILENO);
     fmt::print("{}", render_plan_text(plan, {color ? ColorMode::always : ColorMode::never, !options.no_diff}));
   }
   if (!options.out.empty()) {

@@ -1,12 +1,20 @@
 // `gpuctl verify INVENTORY`: prove each step on each node; a check that could not run is an
-// error, never a pass.
+// error, never a pass. Results go to stdout (table or JSON) and optionally to JUnit XML, an
+// HTML page and a Prometheus textfile.
+#include "cli_inventory.hpp"
 #include "local_files.hpp"
 #include "node_exit_code.hpp"
 #include "run_support.hpp"
 #include "state_support.hpp"
 
+#include <gpuctl/report/html.hpp>
+#include <gpuctl/report/prometheus.hpp>
 #include <gpuctl/report/reports.hpp>
+#include <gpuctl/report/verify_json.hpp>
+#include <gpuctl/util/file_io.hpp>
 
+#include <chrono>
+#include <ctime>
 #include <fmt/format.h>
 
 namespace gpuctl::cli {
@@ -17,9 +25,71 @@ struct VerifyCliOptions {
   StateCliOptions state;
   bool json = false;
   std::string junit;
+  std::string html;
+  std::string prom;
+  std::string from_json;
 };
 
+std::string utc_now() {
+  const auto now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+// Writes the requested report files; false (after printing why) when one cannot be written.
+bool write_reports(const VerifyCliOptions& options, const std::vector<NodeVerifyOutcome>& outcomes,
+                   const Inventory* inventory) {
+  std::vector<std::pair<std::string, std::string>> files;
+  if (!options.junit.empty()) files.emplace_back(options.junit, verify_to_junit(outcomes));
+  if (!options.html.empty()) {
+    HtmlReportInfo info;
+    info.generated_at = utc_now();
+    if (inventory) {
+      info.cluster = inventory->cluster.name;
+      for (const auto& node : inventory->nodes) info.node_groups[node.name] = node.groups;
+    }
+    files.emplace_back(options.html, render_verify_html(outcomes, info));
+  }
+  if (!options.prom.empty())
+    files.emplace_back(options.prom, verify_to_prometheus(outcomes, std::time(nullptr)));
+  for (const auto& [path, content] : files)
+    if (auto written = write_local_file_atomically(path, content); !written) {
+      fmt::print(stderr, "gpuctl: {}\n", written.error().to_string());
+      return false;
+    }
+  return true;
+}
+
+// --from-json: render a saved result again; the inventory, when given, only supplies groups.
+int rerender(const VerifyCliOptions& options, const GlobalOptions& globals) {
+  auto text = util::read_local_file(options.from_json);
+  Result<std::vector<NodeVerifyOutcome>> outcomes = std::unexpected(Error{});
+  if (text) outcomes = verify_from_json(*text, options.from_json);
+  else outcomes = std::unexpected(text.error());
+  if (!outcomes) {
+    fmt::print(stderr, "gpuctl: {}\n", outcomes.error().to_string());
+    return k_exit_usage;
+  }
+  int exit_code = k_exit_ok;
+  std::optional<SelectedNodes> selected;
+  if (!options.target.inventory.empty()) {
+    selected = load_selected_nodes(options.target.inventory, "", globals.verbosity, exit_code);
+    if (!selected) return exit_code;
+  }
+  fmt::print("{}", options.json ? verify_to_json(*outcomes) : render_verify_table(*outcomes));
+  if (!write_reports(options, *outcomes, selected ? &selected->inventory : nullptr)) return k_exit_error;
+  return exit_code_for_nodes(*outcomes | std::views::transform([](const auto& o) { return o.outcome.status; }), false);
+}
+
 int run_verify(const VerifyCliOptions& options, const GlobalOptions& globals) {
+  if (!options.from_json.empty()) return rerender(options, globals);
+  if (options.target.inventory.empty()) {
+    fmt::print(stderr, "gpuctl: verify needs INVENTORY (or --from-json FILE)\n");
+    return k_exit_usage;
+  }
   int exit_code = k_exit_ok;
   auto setup = prepare_run(options.target, globals, exit_code);
   if (!setup) return exit_code;
@@ -37,12 +107,9 @@ int run_verify(const VerifyCliOptions& options, const GlobalOptions& globals) {
     finish_recorded_run(*recorded, run_status_for(std::vector(statuses.begin(), statuses.end()),
                                                   setup->session.cancel->cancelled()));
   }
+  setup->hooks.reset();  // the live view gives the terminal back before the report is printed
   fmt::print("{}", options.json ? verify_to_json(outcomes) : render_verify_table(outcomes));
-  if (!options.junit.empty())
-    if (auto written = write_local_file_atomically(options.junit, verify_to_junit(outcomes)); !written) {
-      fmt::print(stderr, "gpuctl: {}\n", written.error().to_string());
-      return k_exit_error;
-    }
+  if (!write_reports(options, outcomes, &setup->selected->inventory)) return k_exit_error;
   return exit_code_for_nodes(outcomes | std::views::transform([](const auto& o) { return o.outcome.status; }),
                              setup->session.cancel->cancelled());
 }
@@ -54,11 +121,16 @@ void register_verify_command(CLI::App& app, GlobalOptions& globals, int& exit_co
       "Prove each node's state: nouveau not loaded, driver version, GPU count and model, ECC and row remaps, "
       "persistence mode, PCIe width, CUDA/NCCL, nccl.conf, services.\n"
       "Exit codes: 0 every check passed, 3 a check failed or could not run, 4 a node unreachable.\n"
-      "Example: gpuctl verify cluster.yaml --junit verify.xml");
-  add_target_options(*cmd, options.target);
+      "Example: gpuctl verify cluster.yaml --junit verify.xml --html verify.html --prom /var/lib/node_exporter/gpuctl.prom");
+  add_target_options(*cmd, options.target, /*inventory_required=*/false);
   add_state_option(*cmd, options.state);
   cmd->add_flag("--json", options.json, "Results as JSON on stdout");
   cmd->add_option("--junit", options.junit, "Also write JUnit XML for CI");
+  cmd->add_option("--html", options.html, "Also write a self-contained HTML report (nodes x checks grid)");
+  cmd->add_option("--prom", options.prom, "Also write node_exporter textfile-collector metrics (atomically)");
+  cmd->add_option("--from-json", options.from_json,
+                  "Contact no node: render a saved `verify --json` result again (INVENTORY optional, for groups)")
+      ->check(CLI::ExistingFile);
   cmd->callback([&] { exit_code = run_verify(options, globals); });
 }
 

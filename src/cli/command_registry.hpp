@@ -12,6 +12,7 @@ namespace gpuctl::cli {
 struct GlobalOptions {
   int verbosity = 0;      // -v raises, -q lowers
   bool no_color = false;
+  std::string color = "auto";  // --color: auto | always | never (see use_color in progress.hpp)
 };
 
 // Exit codes are stable and documented in docs/exit-codes.md.

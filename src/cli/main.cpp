@@ -18,7 +18,10 @@ int main(int argc, char** argv) {
   GlobalOptions globals;
   app.add_flag("-v,--verbose", globals.verbosity, "More output (repeatable)");
   app.add_flag_callback("-q,--quiet", [&] { globals.verbosity = -1; }, "Only errors");
-  app.add_flag("--no-color", globals.no_color, "Disable colour (also: NO_COLOR env)");
+  app.add_flag("--no-color", globals.no_color, "Disable colour (same as --color=never)");
+  app.add_option("--color", globals.color, "Colour: auto (a terminal, unless NO_COLOR is set), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
 
   int exit_code = k_exit_ok;
   add_registered_commands(app, globals, exit_code);

@@ -22,6 +22,7 @@ struct TargetOptions {
   std::vector<std::string> playbooks;     // names or paths; empty: the site default
   std::string templates_dir;
   bool no_progress = false;
+  std::string command;                    // the subcommand, names the run log
 };
 
 // Adds INVENTORY, --limit, --forks, --connection, --playbook, --templates, --no-progress.
@@ -40,12 +41,9 @@ struct RunSetup {
 // returns nullptr. Installs the Ctrl-C handler.
 std::unique_ptr<RunSetup> prepare_run(const TargetOptions& options, const GlobalOptions& globals, int& exit_code);
 
-// --- state (branch `state`): a second listener of the run's events, e.g. the run recorder.
-// Replaces setup.hooks by a CompositeHooks of the current hooks and `extra` (borrowed: it must
-// outlive the Session). Call before the Session is made.
+// A second listener of the run's events, e.g. the run recorder: setup.hooks becomes a TeeHooks
+// of the current hooks and `extra` (borrowed: it must outlive the Session). Call before the
+// Session is made.
 void add_hooks(RunSetup& setup, RunHooks& extra);
-
-// Plain timestamped progress lines on stderr: one per step start/end, reboots, failures.
-std::unique_ptr<RunHooks> make_log_hooks(int verbosity);
 
 }  // namespace gpuctl::cli

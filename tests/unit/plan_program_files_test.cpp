@@ -66,7 +66,7 @@ TEST(ProgramFiles, HeadNodeGetsSlurmAndPrometheusFilesButNoGpuFiles) {
   EXPECT_EQ(paths_for(example_inventory(), "head01"),
             (std::vector<std::string>{"/etc/munge/munge.key", "/etc/slurm/slurm.conf", "/etc/slurm/gres.conf",
                                       "/etc/slurm/cgroup.conf", "/etc/prometheus/prometheus.yml",
-                                      "/etc/prometheus/gpu-alerts.yml"}));
+                                      "/etc/prometheus/gpu-alerts.yml", "/etc/prometheus/gpuctl-grafana-dashboard.json"}));
 }
 
 TEST(ProgramFiles, SecretsAreMaskedNeverGenerated) {
@@ -88,7 +88,8 @@ TEST(ProgramFiles, NoSlurmFilesWhenSlurmIsNotConfigured) {
   inventory.cluster.slurm = SlurmSettings{};
   EXPECT_EQ(paths_for(inventory, "gpu01").size(), 5u);  // GPU, repository, NCCL and node-exporter files
   EXPECT_EQ(paths_for(inventory, "head01"),
-            (std::vector<std::string>{"/etc/prometheus/prometheus.yml", "/etc/prometheus/gpu-alerts.yml"}));
+            (std::vector<std::string>{"/etc/prometheus/prometheus.yml", "/etc/prometheus/gpu-alerts.yml",
+                                      "/etc/prometheus/gpuctl-grafana-dashboard.json"}));
 }
 
 TEST(ProgramFiles, NoAptFilesOnNonDebianFamilies) {

@@ -1,7 +1,7 @@
 // The run recorder (api/run_recorder.hpp) writing into a real state database, the hooks
 // fan-out, and the history views (report/history.hpp) of what was recorded.
 #include <gpuctl/api/run_recorder.hpp>
-#include <gpuctl/apply/composite_hooks.hpp>
+#include <gpuctl/apply/tee_hooks.hpp>
 #include <gpuctl/report/history.hpp>
 
 #include <gtest/gtest.h>
@@ -142,10 +142,12 @@ struct CountingHooks : RunHooks {
   void on_step_start(const std::string&, const std::string&) override { ++*starts; }
 };
 
-TEST(CompositeHooks, BothListenersHearEveryEvent) {
+TEST(TeeHooks, OwnedAndBorrowedListenersHearEveryEvent) {
   int first = 0, second = 0;
   CountingHooks borrowed(&second);
-  CompositeHooks hooks(std::make_unique<CountingHooks>(&first), borrowed);
+  TeeHooks hooks;
+  hooks.add(std::make_unique<CountingHooks>(&first));
+  hooks.add_borrowed(borrowed);
   hooks.on_step_start("gpu01", "driver");
   hooks.on_step_start("gpu02", "driver");
   EXPECT_EQ(first, 2);

@@ -2,7 +2,7 @@
 // Writes a run into the state store as it happens: each node's steps when they start and end
 // (so a killed run leaves its in-flight steps visible), the plan, facts snapshots with the GPU
 // slot history, each node's outcome, and the run's end. A RunHooks, so it sits next to the
-// progress display (CompositeHooks). Thread-safe. A failed write never stops the run: the
+// progress display (TeeHooks). Thread-safe. A failed write never stops the run: the
 // first error is kept for the caller to report (first_error). Does file I/O (the store).
 
 #include <gpuctl/api/session.hpp>

@@ -68,6 +68,8 @@ class Session {
   struct NodeData;
   Result<NodeData*> prepare(std::size_t index);
   exec::TaskResult apply_one(std::size_t index, const NodePlan* plan, bool check_fresh, NodeApplyResult& result);
+  // Announces the phase to the hooks and forwards each node's outcome to them.
+  exec::ExecutorOptions executor_options(std::string_view phase);
 
   const Inventory& m_inventory;
   std::vector<const Node*> m_nodes;

@@ -3,7 +3,10 @@
 // plain log lines or JSON lines. Called from worker threads, possibly concurrently for
 // different nodes: implementations synchronise themselves. Every method has a no-op default.
 
+#include <gpuctl/exec/executor.hpp>
+
 #include <chrono>
+#include <cstddef>
 #include <string>
 
 namespace gpuctl {
@@ -16,6 +19,10 @@ std::string_view to_string(StepStatus status);
 class RunHooks {
  public:
   virtual ~RunHooks() = default;
+  // A phase (plan, apply, verify) begins over `node_count` nodes; each then gets one
+  // on_node_done, also the nodes that never started (skipped).
+  virtual void on_phase_start(std::string_view /*phase*/, std::size_t /*node_count*/) {}
+  virtual void on_node_done(const exec::NodeOutcome& /*outcome*/) {}
   virtual void on_node_start(const std::string& /*node*/, std::string_view /*phase*/) {}
   virtual void on_step_start(const std::string& /*node*/, const std::string& /*step*/) {}
   virtual void on_change_done(const std::string& /*node*/, const Change& /*change*/, bool /*ok*/,

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Progress and the run log, with the real binary: `verify --connection local` on this host
+# (read-only: the state probe only reads) for a two-node inventory. Checks the plain lines
+# (stderr not a terminal), the live view under a pseudo-terminal (script(1)), --color/NO_COLOR,
+# the per-run log (0600 in a 0700 directory, under our own GPUCTL_STATE_DIR) and --prom.
+set -euo pipefail
+: "${GPUCTL:?GPUCTL must point at the gpuctl binary}"
+command -v script >/dev/null || { echo "SKIP: script(1) (util-linux) not installed"; exit 77; }
+work=$(mktemp -d /var/tmp/gpuctl-progress.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+export GPUCTL_STATE_DIR=$work/state
+cat >"$work/cluster.yaml" <<'YAML'
+cluster:
+  name: e2e
+  os_family: debian
+  nvidia:
+    driver_branch: "570"
+    driver_version: "570.133.20"
+    cuda: "12.8"
+    repository:
+      url: https://developer.download.nvidia.com/compute/cuda/repos/debian12/x86_64/
+      key_url: https://developer.download.nvidia.com/compute/cuda/repos/debian12/x86_64/3bf863cc.pub
+defaults:
+  connection: local
+  gpu: {model: H100, count: 8}
+groups:
+  gpu:
+    hosts: "n[1-2]"
+YAML
+
+# Plain lines: stderr is a file. No GPUs here, so checks fail or error: exit 3.
+rc=0
+"$GPUCTL" verify "$work/cluster.yaml" --prom "$work/gpuctl.prom" >"$work/out.txt" 2>"$work/err.txt" || rc=$?
+[ "$rc" = 3 ] || fail "verify exited $rc, expected 3: $(cat "$work/err.txt")"
+grep -Eq '^[0-9]{2}:[0-9]{2}:[0-9]{2} n1: failed: check ' "$work/err.txt" || fail "no plain failure line: $(cat "$work/err.txt")"
+if grep -q $'\e' "$work/err.txt"; then fail "escape codes in plain output"; fi
+
+# The run log.
+logs=("$GPUCTL_STATE_DIR"/logs/*-verify.log)
+[ "${#logs[@]}" = 1 ] && [ -f "${logs[0]}" ] || fail "expected one verify log, got: ${logs[*]}"
+[ "$(stat -c %a "${logs[0]}")" = 600 ] || fail "log mode $(stat -c %a "${logs[0]}")"
+[ "$(stat -c %a "$GPUCTL_STATE_DIR/logs")" = 700 ] || fail "log dir mode $(stat -c %a "$GPUCTL_STATE_DIR/logs")"
+for want in "^# gpuctl .* verify, started " " - phase verify over 2 nodes$" " n1 verify started$" " n2 node failed in [0-9]+ ms: check " \
+            " - run ended$"; do
+  grep -Eq "$want" "${logs[0]}" || fail "log lacks /$want/: $(cat "${logs[0]}")"
+done
+
+# Prometheus textfile: both nodes up, every check a 0/1 series, a timestamp.
+python3 - "$work/gpuctl.prom" <<'PY' || fail "bad textfile: $(cat "$work/gpuctl.prom")"
+import re, sys, time
+text = open(sys.argv[1]).read()
+assert text.endswith("\n")
+assert 'gpuctl_node_up{node="n1"} 1' in text and 'gpuctl_node_up{node="n2"} 1' in text
+assert 'gpuctl_node_verify_ok{node="n1"} 0' in text
+checks = re.findall(r'^gpuctl_check_status\{node="n1",check="([a-z_]+)"\} [01]$', text, re.M)
+assert "gpu_count" in checks, checks
+stamp = int(re.search(r"^gpuctl_verify_last_run_timestamp_seconds (\d+)$", text, re.M).group(1))
+assert abs(stamp - time.time()) < 600, stamp
+PY
+
+# The live view on a pseudo-terminal: cursor movement, the counter, the closing summary, colour.
+TERM=xterm script -qefc "'$GPUCTL' verify '$work/cluster.yaml'" "$work/tty.txt" >/dev/null 2>&1 || true
+grep -q $'\e\\[[0-9]*F\e\\[J' "$work/tty.txt" || fail "the live view never redrew in place"
+grep -Eq 'verify [0-9]+/2 nodes done' "$work/tty.txt" || fail "no counter line: $(cat -v "$work/tty.txt" | head -20)"
+grep -Eq 'verify: 2 nodes in [0-9.]+s: 2 failed, 0 unreachable' "$work/tty.txt" || fail "no summary line"
+grep -q $'\e\\[31m' "$work/tty.txt" || fail "no colour on a terminal"
+for quiet in "NO_COLOR=1" "GPUCTL_COLOR_FLAG=--color=never"; do
+  env TERM=xterm $quiet script -qefc "'$GPUCTL' \${GPUCTL_COLOR_FLAG:-} verify '$work/cluster.yaml'" "$work/tty2.txt" \
+    >/dev/null 2>&1 || true
+  grep -Eq 'verify: 2 nodes in' "$work/tty2.txt" || fail "$quiet: no live view"
+  if grep -q $'\e\\[31m\|\e\\[1m' "$work/tty2.txt"; then fail "$quiet: colour despite it"; fi
+done
+# --no-progress on a terminal: plain lines, no redraw.
+TERM=xterm script -qefc "'$GPUCTL' verify '$work/cluster.yaml' --no-progress" "$work/tty3.txt" >/dev/null 2>&1 || true
+if grep -q $'\e\\[[0-9]*F' "$work/tty3.txt"; then fail "--no-progress still redrew"; fi
+[ "$(ls "$GPUCTL_STATE_DIR"/logs | wc -l)" = 5 ] || fail "expected 5 run logs: $(ls "$GPUCTL_STATE_DIR"/logs)"
+echo "PASS: progress lines, live view, colour switches, run log and textfile metrics"
