@@ -2,8 +2,7 @@
 // and apply writes): the same node programs decide both.
 #include "template_test_inventory.hpp"
 
-#include <gpuctl/plan/program_files.hpp>
-#include <gpuctl/playbook/loader.hpp>
+#include "shipped_playbooks.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,25 +14,14 @@ using gpuctl::testing::example_inventory;
 
 namespace {
 
-const std::string k_templates_dir = std::string(GPUCTL_SOURCE_DIR) + "/templates";
-
-const std::vector<Playbook>& shipped_playbooks() {
-  static const auto playbooks = [] {
-    std::vector<std::string> paths;
-    for (const auto& name : default_playbook_names())
-      paths.push_back(std::string(GPUCTL_SOURCE_DIR) + "/playbooks/" + name + ".yaml");
-    auto loaded = load_playbooks(paths);
-    if (!loaded) throw std::runtime_error(loaded.error().to_string());
-    return *loaded;
-  }();
-  return playbooks;
-}
+using gpuctl::testing::k_shipped_templates_dir;
+using gpuctl::testing::shipped_playbooks;
 
 Result<std::vector<NodeFiles>> files_of(const Inventory& inventory, const std::string& name) {
   for (const auto& node : inventory.nodes)
     if (node.name == name) {
       const Node* nodes[] = {&node};
-      return render_program_files(inventory, nodes, shipped_playbooks(), k_templates_dir);
+      return render_program_files(inventory, nodes, shipped_playbooks(), k_shipped_templates_dir);
     }
   throw std::runtime_error("no node " + name);
 }
@@ -122,6 +110,6 @@ TEST(ProgramFiles, EveryShippedTemplateIsPushedByAPlaybook) {
       for (const auto& resource : step.resources)
         if (resource.kind == ResourceKind::file && !resource.file.template_name.empty())
           used.insert(resource.file.template_name);
-  for (const auto& entry : std::filesystem::directory_iterator(k_templates_dir))
+  for (const auto& entry : std::filesystem::directory_iterator(k_shipped_templates_dir))
     EXPECT_TRUE(used.contains(entry.path().filename().string())) << entry.path() << " is shipped but no playbook uses it";
 }

@@ -9,8 +9,7 @@
 #include "template_test_inventory.hpp"
 
 #include <gpuctl/inventory/loader.hpp>
-#include <gpuctl/plan/program_files.hpp>
-#include <gpuctl/playbook/loader.hpp>
+#include "shipped_playbooks.hpp"
 
 #include <gtest/gtest.h>
 
@@ -64,20 +63,11 @@ std::set<std::string> golden_files_of(const fs::path& dir) {
   return files;
 }
 
-// The node's files as the shipped playbooks push them, secrets left out.
+// The node's files as the shipped playbooks push them, secrets left out (they have no golden).
 Result<std::vector<RenderedFile>> render_node_files(const Inventory& inventory, const Node& node,
                                                     const std::string& templates_dir) {
-  std::vector<std::string> paths;
-  for (const auto& name : default_playbook_names())
-    paths.push_back(std::string(GPUCTL_SOURCE_DIR) + "/playbooks/" + name + ".yaml");
-  auto playbooks = load_playbooks(paths);
-  if (!playbooks) return std::unexpected(playbooks.error());
-  const Node* nodes[] = {&node};
-  auto rendered = render_program_files(inventory, nodes, *playbooks, templates_dir);
-  if (!rendered) return std::unexpected(rendered.error());
-  std::vector<RenderedFile> files;
-  for (auto& file : rendered->front().files)
-    if (!file.secret) files.push_back(std::move(file));
+  auto files = gpuctl::testing::shipped_files(inventory, node, templates_dir);
+  if (files) std::erase_if(*files, [](const RenderedFile& file) { return file.secret; });
   return files;
 }
 

@@ -1,7 +1,7 @@
 // The Grafana dashboard template: it renders to valid JSON (Grafana's own ${...} series names
 // survive Mustache) that charts the DCGM fields the alerts watch.
 #include <gpuctl/inventory/loader.hpp>
-#include <gpuctl/template/node_files.hpp>
+#include "shipped_playbooks.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -16,7 +16,7 @@ std::string rendered_dashboard() {
   if (!loaded.ok()) return {};
   for (const auto& node : loaded.inventory->nodes) {
     if (node.name != "head01") continue;
-    auto files = render_node_files(*loaded.inventory, node, std::string(GPUCTL_SOURCE_DIR) + "/templates");
+    auto files = testing::shipped_files(*loaded.inventory, node);
     if (!files) return {};
     for (const auto& file : *files)
       if (file.path == "/etc/prometheus/gpuctl-grafana-dashboard.json") return file.content;
