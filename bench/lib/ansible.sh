@@ -68,8 +68,8 @@ bench_ansible() {
   local run
   ansible_setup
   local PLAY=(env ANSIBLE_CONFIG="$WORK/ansible/ansible.cfg" HOME="$WORK/home" ansible-playbook -f "$N")
-  log "life cycle on $N nodes, $RUNS runs per tool"
-  for ((run = 1; run <= RUNS; run++)); do
+  log "life cycle on $N nodes, $LIFECYCLE_RUNS runs per tool"
+  for ((run = 1; run <= LIFECYCLE_RUNS; run++)); do
     reimage_all
     measure plan-fresh "$N" gpuctl "$run" "$GPUCTL" plan "$INV" --no-progress --forks "$N"
     measure apply-first "$N" gpuctl "$run" "$GPUCTL" apply "$INV" --yes --no-progress --forks "$N"
