@@ -85,4 +85,28 @@ bench_ansible() {
     measure plan-converged "$N" ansible "$run" "${PLAY[@]}" "$BENCH/ansible/gpu-node.yml" --check --diff; close_masters
     measure verify "$N" ansible "$run" "${PLAY[@]}" "$BENCH/ansible/verify.yml"; close_masters
   done
+  census_round_trips
+}
+
+# Round trips: one more gpuctl life cycle on reimaged nodes, untimed, with bench/lib/count_exec.c
+# preloaded to count the remote commands (libssh exec requests) of each command.
+census_round_trips() {
+  local shim=$WORK/count_exec.so job count out=$RES/round-trips.tsv
+  gcc -O2 -shared -fPIC -o "$shim" "$BENCH/lib/count_exec.c" -ldl || { log "no C compiler: round trips not counted"; return; }
+  [[ -f $out ]] || printf 'job\tnodes\texec_requests\tper_node\n' > "$out"
+  reimage_all
+  count() {  # JOB CMD...
+    rm -f "$WORK/count"
+    GPUCTL_BENCH_COUNT=$WORK/count LD_PRELOAD=$shim "${@:2}" > "$LOGS/census-$1-$N.log" 2>&1 || true
+    count=$(cat "$WORK/count" 2>/dev/null || echo '?')
+    printf '%s\t%s\t%s\t%s\n' "$1" "$N" "$count" "$(awk -v c="$count" -v n="$N" 'BEGIN {printf "%.1f", c / n}')" >> "$out"
+    log "round trips of $1 on $N nodes: $count"
+  }
+  count exec "$GPUCTL" exec "$INV" --forks "$N" -- uname -r
+  count facts "$GPUCTL" facts "$INV" --forks "$N" --json
+  count plan-fresh "$GPUCTL" plan "$INV" --no-progress --forks "$N"
+  count apply-first "$GPUCTL" apply "$INV" --yes --no-progress --forks "$N"
+  count apply-again "$GPUCTL" apply "$INV" --yes --no-progress --forks "$N"
+  count plan-converged "$GPUCTL" plan "$INV" --no-progress --forks "$N"
+  count verify "$GPUCTL" verify "$INV" --no-progress --forks "$N"
 }
