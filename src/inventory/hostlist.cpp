@@ -237,7 +237,9 @@ Split split_name(const std::string& name) {
 // Folds digit strings of one dimension into "1-3,5" or "01-04" (without brackets) and reports
 // whether the result is a single value (then written without brackets).
 std::string fold_numbers(std::vector<std::string> numbers, bool& single) {
-  auto key = [](const std::string& s) { return std::pair{std::stoull(s), s.size()}; };
+  // Shorter strings first, then by value: unpadded numbers stay in numeric order, and a padded
+  // one ("01") sorts with the numbers of its width, as `nodeset -f` folds "n[1-3,5,01]".
+  auto key = [](const std::string& s) { return std::pair{s.size(), std::stoull(s)}; };
   std::ranges::sort(numbers, [&](const auto& a, const auto& b) { return key(a) < key(b); });
   numbers.erase(std::unique(numbers.begin(), numbers.end()), numbers.end());
   single = numbers.size() == 1;

@@ -83,6 +83,7 @@ Result<void> write_node_trees(const std::string& out_dir, const std::vector<Node
     fs::create_directories(staging / "new" / node.node, ec);
     if (ec) return io_error("cannot create directory", staging / "new" / node.node, ec);
     for (const auto& file : node.files) {
+      if (file.secret) continue;  // a secret's content is never rendered, so it has no file in the tree
       const fs::path relative = fs::path(file.path).relative_path();
       if (auto written = write_file(staging / "new" / node.node / relative, file); !written) {
         fs::remove_all(staging, ec);

@@ -47,8 +47,8 @@ set -e
 expect_contains "$(cat "$SANDBOX/err")" "e2e02: FAILED: exit code 5" exec
 
 echo "== --gather folds identical output"
-out=$("$GPUCTL" exec "$INV" --gather -- echo same 2>/dev/null)
-expect_contains "$out" "e2e[01-03] (3)" gather
+out=$("$GPUCTL" exec "$INV" --gather -- echo same 2>"$SANDBOX/err")
+expect_contains "$out" "e2e[01-03] (3)" "gather (stderr: $(cat "$SANDBOX/err"))"
 [[ $(grep -c '^same$' <<<"$out") -eq 1 ]] || die "gathered output must appear once:\n$out"
 
 echo "== unreachable and hanging nodes are isolated and bounded by the timeout"

@@ -134,6 +134,10 @@ INSTANTIATE_TEST_SUITE_P(
         CompressCase{{"node09", "node10", "node11"}, "node[09-11]"},
         CompressCase{{"node99", "node100"}, "node[99-100]"},
         CompressCase{{"node1", "node01"}, "node[1,01]"},
+        // Like `nodeset -f`: numbers of one width together, a padded one after the shorter ones.
+        CompressCase{{"n1", "n2", "n3", "n5", "n01"}, "n[1-3,5,01]"},
+        CompressCase{{"n08", "n09", "n10"}, "n[08-10]"},
+        CompressCase{{"n99", "n100", "n101"}, "n[99-101]"},
         CompressCase{{"head", "gpu2", "gpu1", "gpu1"}, "gpu[1-2],head"},
         CompressCase{{"rack1-gpu001", "rack1-gpu002", "rack2-gpu001", "rack2-gpu002"}, "rack[1-2]-gpu[001-002]"},
         CompressCase{{"rack1-gpu1", "rack1-gpu2", "rack2-gpu1"}, "rack1-gpu[1-2],rack2-gpu1"},

@@ -21,7 +21,7 @@ struct NodeFiles {
 // content; secret files show only the header. Pure.
 std::string format_node_files(const std::vector<NodeFiles>& rendered);
 
-// Writes `out_dir`/<node>/<path> for every file, with the file's mode. Each node's tree is
+// Writes `out_dir`/<node>/<path> for every file but secrets, with the file's mode. Each node's tree is
 // built in a staging directory inside `out_dir` and renamed into place, replacing the
 // node's previous tree, so a failure never leaves a half-written tree. Does file I/O.
 // Errors: ErrorCode::io naming the path.
