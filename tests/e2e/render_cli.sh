@@ -33,7 +33,7 @@ set +e
 rc=$?
 set -e
 [[ $rc == 1 ]] || { echo "expected exit 1 on a template error, got $rc"; exit 1; }
-grep -q "nccl.conf.mustache:2: gpu01: missing variable 'node.colour'" "$work/err.txt" || { cat "$work/err.txt"; exit 1; }
+grep -q "nccl.conf.mustache:2: gpu01: step 'nccl': missing variable 'node.colour'" "$work/err.txt" || { cat "$work/err.txt"; exit 1; }
 diff -r "$work/before" "$work/out"
 
 # An invalid inventory is a usage error (2); an unknown --node too.
