@@ -16,7 +16,14 @@ bool slurm_does_not_know(const CommandResult& result, const std::string& name) {
   if (result.exit_code == 127) return true;
   const auto output = result.out + result.err;
   return output.find(fmt::format("Node {} not found", name)) != std::string::npos ||
+         (output.starts_with("Node ") && output.find(" not found") != std::string::npos) ||
          output.find("Invalid node name") != std::string::npos;
+}
+
+Location at(const std::string& node) {
+  Location where;
+  where.node = node;
+  return where;
 }
 
 std::string last_words(const CommandResult& result) {
@@ -29,7 +36,7 @@ Result<void> scontrol_update(Transport& transport, const std::string& name, cons
   if (!result) return std::unexpected(result.error());
   if (!result->ok())
     return fail(ErrorCode::io, fmt::format("{} exited {}: {}", command, result->exit_code, last_words(*result)),
-                {.node = name});
+                at(name));
   return {};
 }
 
@@ -102,7 +109,7 @@ Result<std::optional<facts::SlurmNodeInfo>> slurm_show_node(Transport& transport
                 fmt::format("cannot ask Slurm about {} (scontrol show node exited {}: {}); not touching a node "
                             "that may run jobs",
                             name, result->exit_code, last_words(*result)),
-                {.node = name});
+                at(name));
   auto info = facts::parse_scontrol_node(result->out);
   if (!info) return std::unexpected(info.error());
   return std::optional<facts::SlurmNodeInfo>(std::move(*info));
@@ -125,7 +132,7 @@ Result<void> wait_for_no_jobs(Transport& transport, const std::string& name, con
     if (!result) return std::unexpected(result.error());
     if (!result->ok())
       return fail(ErrorCode::io, fmt::format("squeue exited {}: {}", result->exit_code, last_words(*result)),
-                  {.node = name});
+                  at(name));
     const auto jobs = util::trim(result->out);
     if (jobs.empty()) return {};
     if (std::chrono::steady_clock::now() >= deadline) {
@@ -133,11 +140,11 @@ Result<void> wait_for_no_jobs(Transport& transport, const std::string& name, con
       return fail(ErrorCode::timeout,
                   fmt::format("drain timeout: {} job(s) still running after {} s ({}); the node stays drained",
                               lines.size(), options.timeout.count(), util::join(lines, ", ")),
-                  {.node = name}, "raise --drain-timeout, or end the jobs (scancel) and run apply again");
+                  at(name), "raise --drain-timeout, or end the jobs (scancel) and run apply again");
     }
     if (options.cancel && options.cancel->cancelled())
       return fail(ErrorCode::interrupted, "interrupted while waiting for jobs to end; the node stays drained",
-                  {.node = name});
+                  at(name));
     std::this_thread::sleep_for(options.poll);
   }
 }
