@@ -9,6 +9,7 @@ namespace gpuctl {
 namespace {
 
 constexpr std::string_view k_driver_package_prefix = "package:nvidia-driver-";
+constexpr std::string_view k_unexpected_reboot_reason = "Node unexpectedly rebooted";
 
 // Slurm prints "Node node01 not found" (exit 1) for a node that is not in slurm.conf, and
 // a shell prints 127 when slurm-client is not installed yet: both mean a fresh node.
@@ -80,7 +81,12 @@ std::string verify_failed_reason(std::string_view check) {
 
 std::string without_own_drain(std::string_view scontrol_output) {
   const auto info = facts::parse_scontrol_node(scontrol_output);
-  if (!info || !is_drained(*info) || !info->reason.starts_with(k_drain_reason_prefix)) return std::string(scontrol_output);
+  if (!info) return std::string(scontrol_output);
+  // slurmctld (ReturnToService=0, the default) marks a node that rebooted without
+  // `scontrol reboot` DOWN with this reason, replacing gpuctl's: part of gpuctl's own work.
+  const bool rebooted = info->reason.starts_with(k_unexpected_reboot_reason) && info->has_state("DRAIN");
+  if (!rebooted && (!is_drained(*info) || !info->reason.starts_with(k_drain_reason_prefix)))
+    return std::string(scontrol_output);
   std::string result;
   for (const auto& line : util::split_lines(scontrol_output)) {
     std::string text(line);
@@ -90,7 +96,8 @@ std::string without_own_drain(std::string_view scontrol_output) {
       std::vector<std::string> kept;
       for (const auto& part : util::split(text.substr(pos + 6, end - pos - 6), '+')) {
         if (part == "DRAIN") continue;
-        kept.push_back(part == "DRAINED" || part == "DRAINING" ? std::string("IDLE") : std::string(part));
+        const bool idle = part == "DRAINED" || part == "DRAINING" || (rebooted && part == "DOWN");
+        kept.push_back(idle ? std::string("IDLE") : std::string(part));
       }
       text = text.substr(0, pos + 6) + util::join(kept, "+") + text.substr(end);
     }

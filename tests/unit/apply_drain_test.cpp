@@ -124,6 +124,14 @@ TEST(WithoutOwnDrain, DropsGpuctlsDrainSoTheNodeJudgesAsResumed) {
   EXPECT_EQ(facts::slurm_node_problem(*node), std::nullopt);
 }
 
+TEST(WithoutOwnDrain, CountsSlurmsRebootMarkOnADrainedNodeAsOwn) {
+  const auto node = facts::parse_scontrol_node(
+      without_own_drain(node_text("DOWN+DRAIN", "Node unexpectedly rebooted boot_time=1764700000 last response=1")));
+  ASSERT_TRUE(node);
+  EXPECT_EQ(node->states, std::vector<std::string>{"IDLE"});
+  EXPECT_EQ(facts::slurm_node_problem(*node), std::nullopt);
+}
+
 TEST(WithoutOwnDrain, KeepsOtherProblemsAndOthersDrains) {
   const auto down = facts::parse_scontrol_node(without_own_drain(node_text("DOWN+DRAIN", "gpuctl run: driver")));
   ASSERT_TRUE(down);
@@ -131,6 +139,8 @@ TEST(WithoutOwnDrain, KeepsOtherProblemsAndOthersDrains) {
   EXPECT_NE(facts::slurm_node_problem(*down), std::nullopt);
 
   const auto others = node_text("IDLE+DRAIN", "bad fan");
+  const auto down_by_other = node_text("DOWN", "Node unexpectedly rebooted boot_time=1");  // not drained by us
+  EXPECT_EQ(without_own_drain(down_by_other), down_by_other);
   EXPECT_EQ(without_own_drain(others), others);
   const auto idle = capture("scontrol-node-idle.txt");
   EXPECT_EQ(without_own_drain(idle), idle);

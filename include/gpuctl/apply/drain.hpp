@@ -49,8 +49,9 @@ std::string verify_failed_reason(std::string_view check);
 
 // `scontrol show node` output with gpuctl's own drain taken out (the DRAIN flag dropped from
 // State=, the Reason= line removed), so the slurmd_registered check can judge the node as it
-// will be once resumed. Unchanged when the node is not drained with a "gpuctl" reason or the
-// text does not parse. Pure.
+// will be once resumed. A drained node DOWN with "Node unexpectedly rebooted" (slurmctld's
+// answer to the reboot gpuctl just did) counts as gpuctl's too. Unchanged when the node is not
+// drained by gpuctl or the text does not parse. Pure.
 std::string without_own_drain(std::string_view scontrol_output);
 
 // --- Slurm commands on the node (I/O through `transport`, run with `become`) ---
