@@ -9,6 +9,8 @@ namespace gpuctl {
 namespace {
 
 constexpr std::string_view k_driver_package_prefix = "package:nvidia-driver-";
+constexpr std::string_view k_slurm_conf = "/etc/slurm/slurm.conf";
+constexpr std::string_view k_no_slurm_conf_marker = "gpuctl:no-slurm-conf";
 constexpr std::string_view k_unexpected_reboot_reason = "Node unexpectedly rebooted";
 
 // Slurm prints "Node node01 not found" (exit 1) for a node that is not in slurm.conf, and
@@ -107,10 +109,15 @@ std::string without_own_drain(std::string_view scontrol_output) {
 }
 
 Result<std::optional<facts::SlurmNodeInfo>> slurm_show_node(Transport& transport, const std::string& name, bool become) {
-  auto result = transport.run(fmt::format("timeout 30 scontrol show node {}", util::shell_quote(name)),
-                              {std::chrono::seconds(60), {}, become});
+  // No slurm.conf: the node is not part of a Slurm cluster yet, whatever scontrol would say
+  // about a missing configuration.
+  auto result = transport.run(
+      fmt::format("if [ ! -e {} ]; then echo {}; exit 0; fi; timeout 30 scontrol show node {}", k_slurm_conf,
+                  k_no_slurm_conf_marker, util::shell_quote(name)),
+      {std::chrono::seconds(60), {}, become});
   if (!result) return std::unexpected(result.error());
-  if (slurm_does_not_know(*result, name)) return std::optional<facts::SlurmNodeInfo>{};
+  if (slurm_does_not_know(*result, name) || util::trim(result->out) == k_no_slurm_conf_marker)
+    return std::optional<facts::SlurmNodeInfo>{};
   if (!result->ok())
     return fail(ErrorCode::io,
                 fmt::format("cannot ask Slurm about {} (scontrol show node exited {}: {}); not touching a node "

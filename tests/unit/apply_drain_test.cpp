@@ -160,6 +160,12 @@ TEST(SlurmCommands, ShowNodeTellsAFreshNodeFromAKnownOne) {
   ASSERT_TRUE(fresh) << fresh.error().to_string();
   EXPECT_FALSE(fresh->has_value());
 
+  testing::FakeTransport no_config;
+  no_config.on_command("slurm.conf", {0, "gpuctl:no-slurm-conf\n", "", {}});
+  auto unconfigured = slurm_show_node(no_config, "node01", true);
+  ASSERT_TRUE(unconfigured);
+  EXPECT_FALSE(unconfigured->has_value());
+
   testing::FakeTransport no_scontrol;  // unmatched: exit 127
   auto absent = slurm_show_node(no_scontrol, "node01", true);
   ASSERT_TRUE(absent);

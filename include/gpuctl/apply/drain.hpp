@@ -56,8 +56,8 @@ std::string without_own_drain(std::string_view scontrol_output);
 
 // --- Slurm commands on the node (I/O through `transport`, run with `become`) ---
 
-// `scontrol show node NAME`: nullopt when Slurm does not know the node ("not found", or
-// scontrol is not installed yet). Errors: transport failures; ErrorCode::remote when scontrol
+// `scontrol show node NAME`: nullopt when Slurm does not know the node ("not found", no
+// /etc/slurm/slurm.conf on the node, or scontrol not installed yet). Errors: transport failures; ErrorCode::remote when scontrol
 // fails otherwise (controller unreachable: draining cannot be decided, so the node must not
 // be touched).
 Result<std::optional<facts::SlurmNodeInfo>> slurm_show_node(Transport& transport, const std::string& name,
