@@ -74,13 +74,17 @@ on head01 scontrol show node node03 | grep -q 'Reason=admin: bad fan' || die "no
 
 echo "--- history lists the driver step of each node"
 expect_rc 0 "$GPUCTL" history --json
-python3 - "$OUTPUT" <<'PY' || die "history is wrong:\n$OUTPUT"
-import json, sys
+python3 - "$OUTPUT" "$job_end" <<'PY' || die "history is wrong:\n$OUTPUT"
+import datetime, json, sys
 runs = json.loads(sys.argv[1])["runs"]
 upgrade = runs[1] if runs[0]["command"] == "verify" else runs[0]
 assert upgrade["command"] == "apply" and upgrade["status"] == "ok", upgrade
 steps = upgrade.get("steps") or [s for n in upgrade.get("nodes", []) for s in n.get("steps", [])]
 driver = {s["node"] for s in steps if s["step"] == "driver" and s["status"] == "changed"}
 assert driver == {"node01", "node02", "node03"}, steps
+# node01's driver step started only after its job ended (to the second).
+started = [s["started"] for s in steps if s["node"] == "node01" and s["step"] == "driver"][0]
+when = datetime.datetime.fromisoformat(started.replace("Z", "+00:00")).timestamp()
+assert when >= int(sys.argv[2]) - 1, (started, sys.argv[2])
 PY
 echo "PASS"
