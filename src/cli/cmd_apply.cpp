@@ -24,6 +24,7 @@ struct ApplyCliOptions {
   bool yes = false;
   bool json = false;
   int reboot_timeout_s = 600;
+  int drain_timeout_s = 3600;
   std::string batch_size;
   std::string max_fail = "100%";
 };
@@ -74,6 +75,7 @@ int run_apply(ApplyCliOptions options, const GlobalOptions& globals) {
   auto setup = prepare_run(options.target, globals, exit_code);
   if (!setup) return exit_code;
   setup->session.apply.reboot_timeout = std::chrono::seconds(options.reboot_timeout_s);
+  setup->session.drain_timeout = std::chrono::seconds(options.drain_timeout_s);
   auto max_fail = parse_percent(options.max_fail);
   auto rollout = max_fail ? (options.batch_size.empty() ? Result<RolloutPolicy>(RolloutPolicy{})
                                                           : parse_batch_size(options.batch_size))
@@ -140,13 +142,19 @@ void register_apply_command(CLI::App& app, GlobalOptions& globals, int& exit_cod
       "Given a saved plan (gpuctl plan -o FILE), applies exactly it, or refuses it as stale.\n"
       "Exit codes: 0 ok, 3 a node failed, 4 a node unreachable, 5 another run holds the inventory's lock, "
       "130 interrupted.\n"
-      "Example: gpuctl apply cluster.yaml --limit gpu01 --yes");
+      "Example: gpuctl apply cluster.yaml --limit gpu01 --yes\n"
+      "Example: gpuctl apply cluster.yaml --playbook driver-upgrade --batch-size 2 --drain-timeout 7200 --yes");
   add_target_options(*cmd, options.target);
   add_state_option(*cmd, options.state);
   cmd->add_flag("-y,--yes", options.yes, "Do not ask for confirmation (needed without a terminal)");
   cmd->add_flag("--json", options.json, "Per-node results as JSON on stdout");
   cmd->add_option("--reboot-timeout", options.reboot_timeout_s, "Seconds a node may take to come back from a reboot")
       ->check(CLI::Range(5, 7200));
+  cmd->add_option("--drain-timeout", options.drain_timeout_s,
+                  "With Slurm enabled: seconds to wait for a drained node's jobs to end before a reboot or driver "
+                  "change (the node then fails, left drained)")
+      ->check(CLI::Range(0, 7 * 24 * 3600))
+      ->default_str("3600");
   cmd->add_option("--batch-size", options.batch_size,
                   "Apply N nodes (or P% of them) at a time, batch after batch (default: all at once)");
   cmd->add_option("--max-fail", options.max_fail,

@@ -13,6 +13,7 @@
 #include <gpuctl/transport/transport_factory.hpp>
 #include <gpuctl/verify/checks.hpp>
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,6 +25,12 @@ struct SessionOptions {
   const util::CancellationToken* cancel = nullptr;
   ApplyOptions apply;
   RolloutPolicy rollout;                     // batches and --max-fail for apply
+  // With Slurm enabled in the inventory, a node whose plan reboots it or changes its
+  // nvidia-driver-* package is drained first, its jobs waited for (at most drain_timeout),
+  // verified after apply and resumed only when verify passed (apply/drain.hpp).
+  std::chrono::seconds drain_timeout{3600};
+  std::chrono::milliseconds drain_poll{2000};
+  std::chrono::milliseconds settle_poll{5000};  // between verify attempts after a drained node's apply
   ProgramSources sources;
   std::vector<std::string> playbook_paths;   // for the plan's record
 };
@@ -68,6 +75,11 @@ class Session {
   struct NodeData;
   Result<NodeData*> prepare(std::size_t index);
   exec::TaskResult apply_one(std::size_t index, const NodePlan* plan, bool check_fresh, NodeApplyResult& result);
+  // Applies a node's changes, inside a Slurm drain when they are disruptive (apply/drain.hpp).
+  exec::TaskResult apply_changes(std::size_t index, const NodePlan& plan, NodeApplyResult& result);
+  // Gathers the node's state and runs its program's checks. With `own_drain`, gpuctl's own
+  // drain is not held against slurmd_registered (the node is resumed right after).
+  exec::TaskResult verify_one(std::size_t index, bool own_drain, std::vector<CheckResult>& checks);
   // Announces the phase to the hooks and forwards each node's outcome to them.
   exec::ExecutorOptions executor_options(std::string_view phase);
 
