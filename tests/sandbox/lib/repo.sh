@@ -55,7 +55,9 @@ make_deb() {
 service_files() {
   local root=$1 unit=$2 exe=$3 pre=${4:-}
   mkdir -p "$root/usr/bin" "$root/lib/systemd/system"
-  printf '#!/bin/sh\n# gpuctl sandbox stand-in daemon\n%s\nwhile :; do sleep 3600; done\n' "$pre" > "$root/usr/bin/$exe"
+  # The daemon waits on its sleep, so SIGTERM (systemctl stop) ends it at once instead of after
+  # systemd's 90 s stop timeout.
+  printf '#!/bin/sh\n# gpuctl sandbox stand-in daemon\n%s\ntrap '"'"'kill $! 2>/dev/null; exit 0'"'"' TERM INT\nwhile :; do sleep 3600 & wait $!; done\n' "$pre" > "$root/usr/bin/$exe"
   chmod 755 "$root/usr/bin/$exe"
   printf '[Unit]\nDescription=%s (gpuctl sandbox stand-in)\n\n[Service]\nExecStart=/usr/bin/%s\n\n[Install]\nWantedBy=multi-user.target\n' \
     "$unit" "$exe" > "$root/lib/systemd/system/$unit.service"
