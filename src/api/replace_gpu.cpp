@@ -6,6 +6,7 @@
 #include <gpuctl/util/strings.hpp>
 
 #include <fmt/format.h>
+#include <map>
 
 namespace gpuctl {
 namespace {
@@ -52,6 +53,35 @@ std::string count_problem(const NodeWorkflowReport& report) {
   return {};
 }
 
+// When a verify or apply already recorded the new card (it ran between the swap and
+// replace-gpu), the latest snapshot shows no change; the slot history still does: a slot whose
+// current card was first seen after the node's last successful replace-gpu is compared with
+// the card it had before.
+Result<std::vector<facts::GpuChange>> changes_since_last_replacement(const WorkflowContext& context,
+                                                                     const std::string& node,
+                                                                     const std::vector<facts::GpuIdentity>& current) {
+  auto history = context.store.gpu_slot_history(node);
+  if (!history) return std::unexpected(history.error());
+  auto runs = context.store.list_runs({.node = node, .limit = 1000});
+  if (!runs) return std::unexpected(runs.error());
+  std::string handled_until;  // ISO 8601 UTC: compares as text
+  for (const auto& run : *runs)
+    if (run.command == "replace-gpu" && run.status == state::RunStatus::ok) {
+      handled_until = run.finished;
+      break;  // newest first
+    }
+  std::map<int, std::vector<const state::GpuSlotRecord*>> tenures;  // per slot, oldest first
+  for (const auto& record : *history) tenures[record.slot].push_back(&record);
+  std::vector<facts::GpuIdentity> before;
+  for (const auto& [slot, cards] : tenures) {
+    const auto* last = cards.back();
+    const bool pending = cards.size() >= 2 && last->first_seen > handled_until;
+    const auto* card = pending ? cards[cards.size() - 2] : last;
+    before.push_back({slot, card->serial, card->uuid, card->pci_bus_id});
+  }
+  return facts::compare_gpus(before, current);
+}
+
 }  // namespace
 
 Result<NodeWorkflowReport> replace_gpu(const WorkflowContext& context) {
@@ -93,8 +123,13 @@ Result<NodeWorkflowReport> replace_gpu(const WorkflowContext& context) {
   report.changes = facts::compare_gpus(*recorded, current);
   report.nvidia_smi_gpus = static_cast<int>(current.size());
   if (report.changes.empty()) {
+    auto earlier = changes_since_last_replacement(context, node.name, current);
+    if (!earlier) return std::unexpected(earlier.error());
+    report.changes = std::move(*earlier);
+  }
+  if (report.changes.empty()) {
     workflow::stop(context, report, exec::NodeStatus::failed,
-                   fmt::format("every GPU has the serial and UUID recorded at {} (run {}): no replaced card found",
+                   fmt::format("every GPU has the serial and UUID recorded at {} (run {}) and none changed since the last replace-gpu: no replaced card found",
                                report.compared_taken, report.compared_run));
     return report;
   }
