@@ -56,7 +56,7 @@ echo "--- verify passes (the ECC counters were reset)"
 expect_rc 0 g verify "$INVENTORY" --limit node02
 
 echo "--- history shows the swap in slot 0"
-expect_rc 0 g history --node node02
+expect_rc 0 "$GPUCTL" history --node node02
 expect_output "replace-gpu"
 expect_output "^ +0  $old_serial "
 expect_output "^ +0  $new_serial "
