@@ -80,7 +80,7 @@ ssh-keygen -q -t ed25519 -N '' -f "$WORK/fake_key"
 node02_line=$(grep -v "^$addr1 " "$other")
 sed "s|known_hosts: .*|known_hosts: $other|" "$INVENTORY" > "$WORK/inventory-other.yaml"
 expect_rc 4 g reimage "$WORK/inventory-other.yaml" node01 --yes
-expect_output 'host key changed'
+expect_output 'host key CHANGED'
 expect_output 'accept-new-host-key'
 expect_rc 0 g reimage "$WORK/inventory-other.yaml" node01 --yes --accept-new-host-key
 expect_output 'replaced in known_hosts'
