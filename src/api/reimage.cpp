@@ -37,14 +37,8 @@ NodeWorkflowReport reimage(const WorkflowContext& context, const ReimageOptions&
       report.host_key_replaced = true;
     }
   }
-  if (auto drained = workflow::drain_node(context, "gpuctl reimage"); !drained) {
-    workflow::stop(context, report, exec::NodeStatus::failed, "drain: " + drained.error().to_string());
-    return report;
-  }
+  // Apply drains the node in Slurm around disruptive changes and resumes it once it verifies.
   workflow::converge_verify_record(context, report);
-  if (report.outcome.status == exec::NodeStatus::ok || report.outcome.status == exec::NodeStatus::changed)
-    if (auto resumed = workflow::resume_node(context); !resumed)
-      report.outcome = {node.name, exec::NodeStatus::failed, "resume: " + resumed.error().to_string(), {}};
   return report;
 }
 

@@ -153,10 +153,6 @@ Result<NodeWorkflowReport> replace_gpu(const WorkflowContext& context) {
                                report.compared_taken, report.compared_run));
     return report;
   }
-  if (auto drained = workflow::drain_node(context, "gpuctl replace-gpu"); !drained) {
-    workflow::stop(context, report, exec::NodeStatus::failed, "drain: " + drained.error().to_string());
-    return report;
-  }
   auto pci = count_pci_gpus(**transport);
   if (!pci) {
     workflow::stop(context, report, exec::NodeStatus::failed, pci.error().to_string());
@@ -182,10 +178,6 @@ Result<NodeWorkflowReport> replace_gpu(const WorkflowContext& context) {
   }
   transport->reset();  // the session opens its own connection
   workflow::converge_verify_record(context, report);
-  // A node that fails verify stays out of service for the admin to look at.
-  if (report.outcome.status == exec::NodeStatus::ok || report.outcome.status == exec::NodeStatus::changed)
-    if (auto resumed = workflow::resume_node(context); !resumed)
-      report.outcome = {node.name, exec::NodeStatus::failed, "resume: " + resumed.error().to_string(), {}};
   return report;
 }
 

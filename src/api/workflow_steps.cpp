@@ -36,7 +36,5 @@ void converge_verify_record(const WorkflowContext& context, NodeWorkflowReport& 
   }
 }
 
-Result<void> drain_node(const WorkflowContext&, const std::string&) { return {}; }
-Result<void> resume_node(const WorkflowContext&) { return {}; }
 
 }  // namespace gpuctl::workflow

@@ -12,9 +12,4 @@ void converge_verify_record(const WorkflowContext& context, NodeWorkflowReport& 
 // Ends the workflow early: the outcome, recorded as the node's result.
 void stop(const WorkflowContext& context, NodeWorkflowReport& report, exec::NodeStatus status, std::string reason);
 
-// The hook the Slurm drain helper (branch `drain`) plugs into: the one place a workflow
-// would take the node out of and back into service. Today a no-op that succeeds.
-Result<void> drain_node(const WorkflowContext& context, const std::string& reason);
-Result<void> resume_node(const WorkflowContext& context);
-
 }  // namespace gpuctl::workflow
