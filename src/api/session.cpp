@@ -1,6 +1,7 @@
 #include <gpuctl/api/session.hpp>
 
 #include <gpuctl/apply/drain.hpp>
+#include <gpuctl/util/clock.hpp>
 #include <gpuctl/util/sha256.hpp>
 
 #include <chrono>
@@ -17,15 +18,6 @@ struct Session::NodeData {
 };
 
 namespace {
-
-std::string now_utc() {
-  const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buffer;
-}
 
 bool is_connection_error(const Error& error) {
   return error.code == ErrorCode::transport || error.code == ErrorCode::auth || error.code == ErrorCode::host_key ||
@@ -85,7 +77,7 @@ exec::ExecutorOptions Session::executor_options(std::string_view phase) {
 
 Plan Session::plan() {
   Plan plan;
-  plan.created_at = now_utc();
+  plan.created_at = util::utc_timestamp();
   plan.inventory_path = m_inventory.path;
   plan.inventory_digest = m_inventory.digest;
   plan.playbooks = m_options.playbook_paths;

@@ -74,16 +74,6 @@ constexpr std::string_view k_script = R"js(
 })();
 )js";
 
-std::string cell_text(CheckStatus status) {
-  switch (status) {
-    case CheckStatus::pass: return "PASS";
-    case CheckStatus::fail: return "FAIL";
-    case CheckStatus::error: return "ERR";
-    case CheckStatus::skipped: return "skip";
-  }
-  return "?";
-}
-
 std::string anchor(const std::string& node, const std::string& check) {
   std::string id = "p-" + node + "-" + check;
   for (char& c : id)
@@ -205,7 +195,7 @@ std::string render_verify_html(const std::vector<NodeVerifyOutcome>& outcomes, c
           out += fmt::format("<td class=\"cell\" data-check=\"{}\" data-status=\"pass\" title=\"{}\">PASS</td>", e(column), e(tip));
         else
           out += fmt::format("<td class=\"cell\" data-check=\"{}\" data-status=\"{}\" title=\"{}\"><a href=\"#{}\">{}</a></td>",
-                             e(column), check_status, e(tip), anchor(node, column), cell_text(it->status));
+                             e(column), check_status, e(tip), anchor(node, column), grid_label(it->status));
       }
     }
     out += "</tr>\n";

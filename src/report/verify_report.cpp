@@ -7,16 +7,6 @@
 namespace gpuctl {
 namespace {
 
-std::string cell(CheckStatus status) {
-  switch (status) {
-    case CheckStatus::pass: return "PASS";
-    case CheckStatus::fail: return "FAIL";
-    case CheckStatus::error: return "ERR";
-    case CheckStatus::skipped: return "skip";
-  }
-  return "?";
-}
-
 std::vector<std::string> check_columns(const std::vector<NodeVerifyOutcome>& outcomes) {
   std::vector<std::string> columns;
   for (const auto& o : outcomes)
@@ -61,7 +51,7 @@ std::string render_verify_table(const std::vector<NodeVerifyOutcome>& outcomes) 
     }
     for (const auto& column : columns) {
       const auto it = std::ranges::find(o.checks, column, &CheckResult::name);
-      out += fmt::format(" {:>4}", it == o.checks.end() ? "-" : cell(it->status));
+      out += fmt::format(" {:>4}", it == o.checks.end() ? "-" : grid_label(it->status));
     }
     out += "\n";
   }

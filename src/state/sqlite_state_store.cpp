@@ -5,6 +5,8 @@
 #include "sqlite_db.hpp"
 #include "sqlite_store_impl.hpp"
 
+#include <gpuctl/util/clock.hpp>
+
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -53,14 +55,6 @@ Result<void> prepare_file(const std::string& path) {
 
 }  // namespace
 
-std::string now_utc() {
-  const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buffer;
-}
 
 std::string_view to_string(RunStatus status) {
   switch (status) {
@@ -166,7 +160,7 @@ Result<StartedRun> StateStore::begin_run(const NewRun& run, LockMode lock_mode) 
                   {}, "wait for that run to end; `gpuctl show " + std::to_string(h.id) + "` tells what it does");
     }
   }
-  const auto now = now_utc();
+  const auto now = util::utc_timestamp();
   if (auto ok = db.run("INSERT INTO runs (command, who, host, pid, process_tag, started, command_line, inventory_path, "
                        "inventory_digest, status) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'running')",
                        {run.command, run.process.who, run.process.host, std::int64_t{run.process.pid},
@@ -185,7 +179,7 @@ Result<StartedRun> StateStore::begin_run(const NewRun& run, LockMode lock_mode) 
 
 Result<void> StateStore::Impl::end_run(RunId run, RunStatus status) {
   if (auto ok = db->run("UPDATE runs SET status = ?2, finished = ?3 WHERE id = ?1 AND status = 'running'",
-                        {run, std::string(to_string(status)), now_utc()});
+                        {run, std::string(to_string(status)), util::utc_timestamp()});
       !ok)
     return ok;
   if (auto ok = db->run("UPDATE node_steps SET status = ?2 WHERE run_id = ?1 AND status = 'running'",

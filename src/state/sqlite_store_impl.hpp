@@ -9,9 +9,6 @@
 
 namespace gpuctl::state {
 
-// ISO 8601 UTC, seconds: what every timestamp column holds.
-std::string now_utc();
-
 struct StateStore::Impl {
   std::mutex mutex;   // one connection, many threads: every public method holds it
   std::unique_ptr<sqlite::Database> db;

@@ -2,6 +2,8 @@
 // history, and reading them back for `history` and `show`.
 #include "sqlite_store_impl.hpp"
 
+#include <gpuctl/util/clock.hpp>
+
 namespace gpuctl::state {
 namespace {
 
@@ -61,7 +63,7 @@ Result<std::int64_t> StateStore::start_step(RunId run, const std::string& node, 
   const std::lock_guard lock(m_impl->mutex);
   auto& db = *m_impl->db;
   if (auto ok = db.run("INSERT INTO node_steps (run_id, node, step, status, started) VALUES (?1, ?2, ?3, 'running', ?4)",
-                       {run, node, step, now_utc()});
+                       {run, node, step, util::utc_timestamp()});
       !ok)
     return std::unexpected(ok.error());
   return db.last_insert_id();
@@ -96,7 +98,7 @@ Result<void> StateStore::record_facts(RunId run, const std::string& node, const 
   auto& db = *m_impl->db;
   auto tx = sqlite::Transaction::begin_immediate(db);
   if (!tx) return std::unexpected(tx.error());
-  const auto now = now_utc();
+  const auto now = util::utc_timestamp();
   if (auto ok = db.run("INSERT INTO facts_snapshots (run_id, node, taken, facts_json) VALUES (?1, ?2, ?3, ?4)",
                        {run, node, now, facts_json});
       !ok)

@@ -229,6 +229,16 @@ std::string_view to_string(CheckStatus status) {
   return "error";
 }
 
+std::string_view grid_label(CheckStatus status) {
+  switch (status) {
+    case CheckStatus::pass: return "PASS";
+    case CheckStatus::fail: return "FAIL";
+    case CheckStatus::error: return "ERR";
+    case CheckStatus::skipped: return "skip";
+  }
+  return "?";
+}
+
 const std::vector<CheckInfo>& known_checks() {
   static const std::vector<CheckInfo> info{
       {"nouveau_not_loaded", "the nouveau module is not loaded"},

@@ -61,5 +61,9 @@ on head01 "scontrol update nodename=node02 state=drain reason='e2e drain test'" 
 expect_rc 3 g verify "$INVENTORY"
 expect_output 'node02 slurmd_registered fail: .*drained \(State=IDLE\+DRAIN\): e2e drain test'
 on head01 "scontrol update nodename=node02 state=resume" || die "cannot resume node02"
+# slurmctld may briefly mark the node NOT_RESPONDING until its next ping; wait (bounded) for
+# Slurm to see it idle, as an admin would, before verifying.
+on head01 'for i in $(seq 30); do scontrol show node node02 | grep -q "State=IDLE " && exit 0; sleep 2; done; exit 1' \
+  || die "node02 did not come back idle in Slurm within 60 s of the resume"
 expect_rc 0 g verify "$INVENTORY"
 echo "PASS"

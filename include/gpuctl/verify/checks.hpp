@@ -14,6 +14,8 @@ namespace gpuctl {
 
 enum class CheckStatus { pass, fail, error, skipped };
 std::string_view to_string(CheckStatus status);
+// The four-letter cell of a nodes x checks grid: PASS, FAIL, ERR, skip.
+std::string_view grid_label(CheckStatus status);
 
 struct CheckResult {
   std::string name;
