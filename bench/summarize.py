@@ -5,14 +5,15 @@ Per job, node count and tool: the median wall time, the median CPU time (user + 
 control command and every child it waited for), the median peak RSS of the largest single
 process, the number of samples and of failed ones (rc != 0), and wall time / gpuctl's wall time
 of the same job and node count; load1 is the median 1-minute load average when the samples
-started (this machine is shared).
+started (this machine is shared). Where raw.tsv has a node_cpu_s column (bench/scale), also the
+median CPU the nodes' sshd spent per node (handshakes and the commands they ran).
 """
 import csv
 import statistics
 import sys
 from collections import defaultdict
 
-JOBS = ["exec", "facts", "plan-fresh", "plan-converged", "apply-first", "apply-again", "verify"]
+JOBS = ["serial-kex", "serial-exec", "serial-facts", "serial-plan", "serial-verify", "exec", "facts", "plan", "plan-fresh", "plan-converged", "apply-first", "apply-again", "verify"]
 
 
 def main() -> None:
@@ -22,8 +23,11 @@ def main() -> None:
         groups[(row["job"], int(row["nodes"]), row["tool"])].append(row)
     if len(sys.argv) > 2:
         print("```\n" + open(sys.argv[2]).read().rstrip() + "\n```\n")
-    print("| job | nodes | tool | wall s (median) | CPU s user+sys | CPU ms / node | peak RSS MB | runs (failed) | load1 | wall / gpuctl |")
-    print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    node_cpu = bool(rows) and "node_cpu_s" in rows[0]
+    extra_head, extra_rule = (" node CPU ms / node |", " ---: |") if node_cpu else ("", "")
+    print("| job | nodes | tool | wall s (median) | CPU s user+sys | CPU ms / node | peak RSS MB |" + extra_head +
+          " runs (failed) | load1 | wall / gpuctl |")
+    print("| --- | ---: | --- | ---: | ---: | ---: | ---: |" + extra_rule + " ---: | ---: | ---: |")
     order = {job: i for i, job in enumerate(JOBS)}
     medians = {}
     for key, samples in groups.items():
@@ -38,7 +42,10 @@ def main() -> None:
         failed = sum(1 for s in samples if s["rc"] != "0")
         base = medians.get((job, nodes, "gpuctl"))
         ratio = f"{wall / base:.2f}x" if base else "-"
-        print(f"| {job} | {nodes} | {tool} | {wall:.2f} | {cpu:.2f} | {1000 * cpu / nodes:.0f} | {rss:.1f} | "
+        extra = ""
+        if node_cpu:
+            extra = f" {1000 * statistics.median(float(s['node_cpu_s']) for s in samples) / nodes:.0f} |"
+        print(f"| {job} | {nodes} | {tool} | {wall:.2f} | {cpu:.2f} | {1000 * cpu / nodes:.1f} | {rss:.1f} |{extra} "
               f"{len(samples)} ({failed}) | {load:.1f} | {ratio} |")
 
 

@@ -64,28 +64,70 @@ python_bootstrap() {
   wait
 }
 
-bench_ansible() {
-  local run
-  ansible_setup
-  local PLAY=(env ANSIBLE_CONFIG="$WORK/ansible/ansible.cfg" HOME="$WORK/home" ansible-playbook -f "$N")
-  log "life cycle on $N nodes, $LIFECYCLE_RUNS runs per tool"
-  for ((run = 1; run <= LIFECYCLE_RUNS; run++)); do
-    reimage_all
-    measure plan-fresh "$N" gpuctl "$run" "$GPUCTL" plan "$INV" --no-progress --forks "$N"
-    measure apply-first "$N" gpuctl "$run" "$GPUCTL" apply "$INV" --yes --no-progress --forks "$N"
-    measure apply-again "$N" gpuctl "$run" "$GPUCTL" apply "$INV" --yes --no-progress --forks "$N"
-    measure plan-converged "$N" gpuctl "$run" "$GPUCTL" plan "$INV" --no-progress --forks "$N"
-    measure verify "$N" gpuctl "$run" "$GPUCTL" verify "$INV" --no-progress --forks "$N"
+# One life cycle of each tool on freshly reimaged nodes (RUN: sample number).
+lifecycle_gpuctl() {
+  reimage_all
+  measure plan-fresh "$N" gpuctl "$1" "$GPUCTL" plan "$INV" --no-progress --forks "$N"
+  measure apply-first "$N" gpuctl "$1" "$GPUCTL" apply "$INV" --yes --no-progress --forks "$N"
+  measure apply-again "$N" gpuctl "$1" "$GPUCTL" apply "$INV" --yes --no-progress --forks "$N"
+  measure plan-converged "$N" gpuctl "$1" "$GPUCTL" plan "$INV" --no-progress --forks "$N"
+  measure verify "$N" gpuctl "$1" "$GPUCTL" verify "$INV" --no-progress --forks "$N"
+}
 
-    reimage_all
-    python_bootstrap
-    measure plan-fresh "$N" ansible "$run" "${PLAY[@]}" "$BENCH/ansible/gpu-node.yml" --check --diff; close_masters
-    measure apply-first "$N" ansible "$run" "${PLAY[@]}" "$BENCH/ansible/gpu-node.yml"; close_masters
-    measure apply-again "$N" ansible "$run" "${PLAY[@]}" "$BENCH/ansible/gpu-node.yml"; close_masters
-    measure plan-converged "$N" ansible "$run" "${PLAY[@]}" "$BENCH/ansible/gpu-node.yml" --check --diff; close_masters
-    measure verify "$N" ansible "$run" "${PLAY[@]}" "$BENCH/ansible/verify.yml"; close_masters
+lifecycle_ansible() {
+  reimage_all
+  python_bootstrap
+  measure plan-fresh "$N" ansible "$1" "${PLAY[@]}" "$BENCH/ansible/gpu-node.yml" --check --diff; close_masters
+  measure apply-first "$N" ansible "$1" "${PLAY[@]}" "$BENCH/ansible/gpu-node.yml"; close_masters
+  measure apply-again "$N" ansible "$1" "${PLAY[@]}" "$BENCH/ansible/gpu-node.yml"; close_masters
+  measure plan-converged "$N" ansible "$1" "${PLAY[@]}" "$BENCH/ansible/gpu-node.yml" --check --diff; close_masters
+  measure verify "$N" ansible "$1" "${PLAY[@]}" "$BENCH/ansible/verify.yml"; close_masters
+}
+
+# One sample of each converged-node job per tool, interleaved job by job (the tool that goes
+# first alternates), on nodes an Ansible apply converged and bootstrapped: both tools find
+# nothing to change there (gpuctl plan reports no changes after an Ansible apply).
+converged_round() {  # RUN
+  local job first
+  for job in apply-again plan-converged verify; do
+    for first in 0 1; do
+      if (( ($1 + first) % 2 )); then
+        case $job in
+          apply-again) measure apply-again "$N" gpuctl "$1" "$GPUCTL" apply "$INV" --yes --no-progress --forks "$N" ;;
+          plan-converged) measure plan-converged "$N" gpuctl "$1" "$GPUCTL" plan "$INV" --no-progress --forks "$N" ;;
+          verify) measure verify "$N" gpuctl "$1" "$GPUCTL" verify "$INV" --no-progress --forks "$N" ;;
+        esac
+      else
+        case $job in
+          apply-again) measure apply-again "$N" ansible "$1" "${PLAY[@]}" "$BENCH/ansible/gpu-node.yml" ;;
+          plan-converged) measure plan-converged "$N" ansible "$1" "${PLAY[@]}" "$BENCH/ansible/gpu-node.yml" --check --diff ;;
+          verify) measure verify "$N" ansible "$1" "${PLAY[@]}" "$BENCH/ansible/verify.yml" ;;
+        esac
+        close_masters
+      fi
+    done
   done
-  census_round_trips
+}
+
+# LIFECYCLE_RUNS full life cycles per tool (the tool that goes first alternates by run), and
+# CONVERGED_RUNS - LIFECYCLE_RUNS more converged-node samples per tool, taken right after the
+# first life cycle so that a run cut short still has them.
+bench_ansible() {
+  local run extra=$((CONVERGED_RUNS - LIFECYCLE_RUNS)) k
+  ansible_setup
+  PLAY=(env ANSIBLE_CONFIG="$WORK/ansible/ansible.cfg" HOME="$WORK/home" ansible-playbook -f "$N")
+  log "life cycle on $N nodes, $LIFECYCLE_RUNS runs per tool, $CONVERGED_RUNS of the converged jobs"
+  for ((run = 1; run <= LIFECYCLE_RUNS; run++)); do
+    if ((run % 2)); then lifecycle_gpuctl "$run"; lifecycle_ansible "$run"
+    else lifecycle_ansible "$run"; lifecycle_gpuctl "$run"; fi
+    if ((run == 1 && extra > 0)); then
+      # The nodes are converged now by whichever tool ran last; the converged jobs need Ansible's
+      # Python on them, so converge them with Ansible if gpuctl went last.
+      ((run % 2)) || { python_bootstrap; "${PLAY[@]}" "$BENCH/ansible/gpu-node.yml" > "$LOGS/converge-$N.log" 2>&1; close_masters; }
+      for ((k = 1; k <= extra; k++)); do converged_round "$((LIFECYCLE_RUNS + k))"; done
+    fi
+  done
+  skipped census || census_round_trips
 }
 
 # Round trips: one more gpuctl life cycle on reimaged nodes, untimed, with bench/lib/count_exec.c
