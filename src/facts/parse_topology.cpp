@@ -31,8 +31,11 @@ std::vector<std::string> tab_cells(std::string_view line) {
 }
 
 bool is_device(std::string_view name) {
-  for (std::string_view prefix : {"GPU", "NIC", "mlx", "NVS"})
-    if (name.starts_with(prefix) && name.size() > prefix.size()) return true;
+  // "GPU0", "NIC3", "mlx5_0": a prefix and a number ("GPU NUMA ID" is a column, not a device).
+  for (std::string_view prefix : {"GPU", "NIC", "mlx5_", "NVS"})
+    if (name.starts_with(prefix) && name.size() > prefix.size() &&
+        std::ranges::all_of(name.substr(prefix.size()), [](char c) { return c >= '0' && c <= '9'; }))
+      return true;
   return false;
 }
 

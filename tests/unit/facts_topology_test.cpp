@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace gpuctl::facts {
 namespace {
 
@@ -28,6 +30,17 @@ TEST(TopologyMatrix, ParsesTheRealSingleH200Capture) {
   EXPECT_EQ(matrix->rows[0].gpu_numa_id, "N/A");
   EXPECT_EQ(matrix->gpus(), std::vector<std::string>{"GPU0"});
   EXPECT_EQ(matrix->link("GPU0", "GPU0"), "X");
+}
+
+// The device machine's raw stdout of 2026-12-02 (the first parser took "GPU NUMA ID" for a device).
+TEST(TopologyMatrix, ParsesTheRawDeviceCapture) {
+  const auto matrix = parse_topology_matrix(read_test_data("nvidia-smi/h200-1gpu/device-2026-12-02/topo-m.txt"));
+  ASSERT_TRUE(matrix) << matrix.error().message;
+  EXPECT_EQ(matrix->devices, std::vector<std::string>{"GPU0"});
+  EXPECT_EQ(matrix->rows.at(0).gpu_numa_id, "N/A");
+  const auto nvlink = parse_nvlink_status(read_test_data("nvidia-smi/h200-1gpu/device-2026-12-02/nvlink-s.txt"));
+  ASSERT_TRUE(nvlink);
+  EXPECT_TRUE(nvlink->empty());
 }
 
 TEST(TopologyMatrix, ParsesASynthesisedEightGpuBoardWithNics) {

@@ -1,6 +1,7 @@
 // The NCCL all-reduce behind verify's nccl_allreduce check: the script, its embedded C
 // program, and the parsers of what they print.
 #include <gpuctl/verify/nccl_allreduce.hpp>
+#include <gpuctl/util/strings.hpp>
 
 #include "probe_capture.hpp"
 
@@ -102,6 +103,25 @@ TEST(NcclAllreduceRun, AProgramErrorLineIsTheReason) {
   ASSERT_FALSE(result);
   EXPECT_NE(result.error().message.find("cannot load NCCL"), std::string::npos);
   EXPECT_NE(result.error().message.find("exit status 2"), std::string::npos);
+}
+
+// Real runs of the program on the single H200 (tests/data/nccl/h200-1gpu), one result line each.
+TEST(NcclAllreduceRun, ParsesTheRealH200Runs) {
+  const auto text = read_test_data("nccl/h200-1gpu/gpuctl-allreduce-runs.txt");
+  std::vector<NcclAllreduceResult> results;
+  for (const auto& line : util::split_lines(text))
+    if (line.starts_with("gpuctl-nccl-allreduce:")) {
+      auto result = parse_gpuctl_allreduce_output(line);
+      ASSERT_TRUE(result) << result.error().message;
+      results.push_back(*result);
+    }
+  ASSERT_GE(results.size(), 3u);
+  EXPECT_EQ(results[1].gpus, 1);
+  EXPECT_EQ(results[1].bytes, 268435456);
+  EXPECT_EQ(results[1].wrong, 0);
+  EXPECT_DOUBLE_EQ(results[1].busbw_gbs, 0.0);
+  EXPECT_GT(results[1].algbw_gbs, 100.0);
+  EXPECT_EQ(results[1].nccl_version, "22803");
 }
 
 TEST(AllReducePerf, ReadsTheLargestRowOfTheTable) {
