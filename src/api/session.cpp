@@ -3,7 +3,9 @@
 #include <gpuctl/apply/drain.hpp>
 #include <gpuctl/util/clock.hpp>
 #include <gpuctl/util/sha256.hpp>
+#include <gpuctl/verify/nccl_allreduce.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <fmt/format.h>
@@ -236,6 +238,17 @@ exec::TaskResult Session::verify_one(std::size_t i, bool own_drain, std::vector<
   NodeState state = *(*data)->state;
   if (own_drain && state.slurm_node && state.slurm_node->exit_code == 0)
     state.slurm_node->output = without_own_drain(state.slurm_node->output);
+  // The all-reduce runs only here (never in plan), and only where the inventory declares it.
+  const auto checks_wanted = (*data)->program->checks();
+  const auto& nccl_spec = m_nodes[i]->gpu.nccl_allreduce;
+  if (nccl_spec && nccl_spec->enabled && std::ranges::find(checks_wanted, "nccl_allreduce") != checks_wanted.end()) {
+    auto transport = m_pool.get(*m_nodes[i]);
+    if (!transport) return from_error(transport.error());
+    auto run = run_nccl_allreduce(**transport, *nccl_spec);
+    if (!run && is_connection_error(run.error()) && run.error().code != ErrorCode::timeout) return from_error(run.error());
+    if (run) state.nccl_allreduce = std::move(*run);
+    else state.nccl_allreduce = ObservedNcclRun{{}, {}, -1, {}, run.error().message};
+  }
   const CheckInput input{m_inventory, *m_nodes[i], *(*data)->program, state};
   checks = run_checks((*data)->program->checks(), input);
   for (const auto& check : checks)

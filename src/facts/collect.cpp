@@ -115,6 +115,13 @@ void fill_gpus(NodeFacts& facts, const Probes& probes) {
   facts.gpus = Fact<std::vector<GpuInfo>>::of(std::move(*gpus));
 }
 
+// The topology matrix and NVLink states: absent with the reason when nvidia-smi could not
+// answer (so the nvlink_topology check is an error, never a silent pass).
+void fill_nvlink(NodeFacts& facts, const Probes& probes) {
+  facts.topology = parse_fact<TopologyMatrix>(probes, "topology", "nvidia-smi topo -m", parse_topology_matrix);
+  facts.nvlink = parse_fact<std::vector<NvlinkGpu>>(probes, "nvlink", "nvidia-smi nvlink -s", parse_nvlink_status);
+}
+
 std::string random_nonce() {
   std::random_device device;
   return fmt::format("{:08x}{:08x}", device(), device());
@@ -135,6 +142,7 @@ NodeFacts facts_from_probes(std::string node, const Probes& probes) {
   fill_cuda(facts, probes);
   fill_nccl(facts, probes);
   fill_gpus(facts, probes);
+  fill_nvlink(facts, probes);
   return facts;
 }
 

@@ -54,6 +54,28 @@ ordered_json gpu_json(const GpuInfo& gpu) {
   return j;
 }
 
+ordered_json topology_json(const TopologyMatrix& matrix) {
+  auto rows = ordered_json::array();
+  for (const auto& row : matrix.rows)
+    rows.push_back(ordered_json{{"device", row.device},
+                                {"links", row.links},
+                                {"cpu_affinity", row.cpu_affinity},
+                                {"numa_affinity", row.numa_affinity},
+                                {"gpu_numa_id", row.gpu_numa_id}});
+  return ordered_json{{"devices", matrix.devices}, {"rows", rows}, {"nic_names", matrix.nic_names}};
+}
+
+ordered_json nvlink_json(const std::vector<NvlinkGpu>& gpus) {
+  auto list = ordered_json::array();
+  for (const auto& gpu : gpus) {
+    auto links = ordered_json::array();
+    for (const auto& link : gpu.links)
+      links.push_back(ordered_json{{"link", link.link}, {"active", link.active}, {"speed_gbs", optional_json(link.speed_gbs)}});
+    list.push_back(ordered_json{{"index", gpu.index}, {"name", gpu.name}, {"uuid", gpu.uuid}, {"links", links}, {"note", gpu.note}});
+  }
+  return list;
+}
+
 ordered_json node_json(const NodeFacts& facts) {
   ordered_json j;
   j["format_version"] = k_facts_format_version;
@@ -74,6 +96,8 @@ ordered_json node_json(const NodeFacts& facts) {
     for (const auto& gpu : gpus) list.push_back(gpu_json(gpu));
     return list;
   });
+  j["topology"] = fact_json(facts.topology, topology_json);
+  j["nvlink"] = fact_json(facts.nvlink, nvlink_json);
   if (!facts.packages_absent_reason.empty()) j["packages"] = ordered_json{{"absent", facts.packages_absent_reason}};
   else j["packages"] = ordered_json(facts.packages);
   return j;

@@ -41,6 +41,11 @@ std::vector<Probe> probes(const CollectOptions& options) {
       // Skipped when the GPU query failed: a hung driver would otherwise cost a second timeout.
       {"remapped_rows", "[ \"$gpus_rc\" = 0 ] || { echo 'skipped: the GPU query failed' >&2; return 125; }; "
                         "$T nvidia-smi -q -d ROW_REMAPPER"},
+      // How the GPUs are linked (verify's nvlink_topology); also skipped when the GPU query failed.
+      {"topology", "[ \"$gpus_rc\" = 0 ] || { echo 'skipped: the GPU query failed' >&2; return 125; }; "
+                   "$T nvidia-smi topo -m"},
+      {"nvlink", "[ \"$gpus_rc\" = 0 ] || { echo 'skipped: the GPU query failed' >&2; return 125; }; "
+                 "$T nvidia-smi nvlink -s"},
   };
 }
 

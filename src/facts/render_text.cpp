@@ -2,6 +2,7 @@
 #include <gpuctl/facts/json.hpp>
 
 #include <fmt/format.h>
+#include <map>
 
 namespace gpuctl::facts {
 namespace {
@@ -36,6 +37,35 @@ std::string gpu_modules(const NodeFacts& facts) {
   return out.empty() ? "no nvidia/nouveau module loaded" : out;
 }
 
+// "GPU0-GPU1 NV18 (all 28 pairs)" when uniform, else every pair; then the links per GPU.
+std::string nvlink_summary(const NodeFacts& facts) {
+  std::string out;
+  if (!facts.topology.present()) {
+    out += fmt::format("  topology: absent ({})\n", facts.topology.absent_reason);
+  } else {
+    const auto gpus = facts.topology.value->gpus();
+    std::map<std::string, int> kinds;
+    for (std::size_t a = 0; a < gpus.size(); ++a)
+      for (std::size_t b = a + 1; b < gpus.size(); ++b) ++kinds[facts.topology.value->link(gpus[a], gpus[b])];
+    std::string pairs;
+    for (const auto& [kind, count] : kinds) pairs += fmt::format("{}{} x{}", pairs.empty() ? "" : ", ", kind, count);
+    out += fmt::format("  topology: {} GPUs, GPU pairs: {}\n", gpus.size(), pairs.empty() ? "none" : pairs);
+  }
+  if (!facts.nvlink.present()) return out + fmt::format("  NVLink: absent ({})\n", facts.nvlink.absent_reason);
+  if (facts.nvlink.value->empty()) return out + "  NVLink: no GPU lists a link (nvidia-smi nvlink -s printed nothing)\n";
+  for (const auto& gpu : *facts.nvlink.value) {
+    int active = 0;
+    std::map<double, int> speeds;
+    for (const auto& link : gpu.links)
+      if (link.active) ++active, ++speeds[link.speed_gbs.value_or(0)];
+    std::string speed_text;
+    for (const auto& [speed, count] : speeds) speed_text += fmt::format("{}{} x {} GB/s", speed_text.empty() ? "" : ", ", count, speed);
+    out += fmt::format("  NVLink GPU {}: {} of {} links active{}{}\n", gpu.index, active, gpu.links.size(),
+                       speed_text.empty() ? "" : " (" + speed_text + ")", gpu.note.empty() ? "" : "; " + gpu.note);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string render_facts_text(const NodeFacts& facts) {
@@ -64,7 +94,7 @@ std::string render_facts_text(const NodeFacts& facts) {
                        opt(gpu.temperature_c, "C"),
                        gpu.power_draw_w ? fmt::format("{:.1f} W", *gpu.power_draw_w) : std::string("-"));
   }
-  return out;
+  return out + nvlink_summary(facts);
 }
 
 }  // namespace gpuctl::facts

@@ -26,6 +26,18 @@ ordered_json node_json(const Node& node) {
       {"command_timeout", c.command_timeout_s}};
   ordered_json gpu{{"model", node.gpu.model}, {"count", node.gpu.count}};
   gpu["power_watts"] = node.gpu.power_watts ? ordered_json(*node.gpu.power_watts) : ordered_json(nullptr);
+  // Only when declared, so inventories without them print as before.
+  if (const auto& l = node.gpu.nvlink) {
+    gpu["nvlink"] = {{"connection", l->connection.empty() ? ordered_json(nullptr) : ordered_json(l->connection)},
+                     {"links_per_gpu", l->links_per_gpu ? ordered_json(*l->links_per_gpu) : ordered_json(nullptr)},
+                     {"min_link_speed", l->min_link_speed_gbs ? ordered_json(*l->min_link_speed_gbs) : ordered_json(nullptr)}};
+  }
+  if (const auto& n = node.gpu.nccl_allreduce) {
+    gpu["nccl_allreduce"] = {{"enabled", n->enabled},
+                             {"min_busbw", n->min_busbw_gbs ? ordered_json(*n->min_busbw_gbs) : ordered_json(nullptr)},
+                             {"message_size", n->message_bytes},
+                             {"iterations", n->iterations}};
+  }
   ordered_json out{{"name", node.name}, {"groups", node.groups}, {"connection", connection}, {"gpu", gpu},
                    {"ib_hcas", node.ib_hcas}, {"rack", node.rack}};
   out["pdu_capacity_watts"] = node.pdu_capacity_watts ? ordered_json(*node.pdu_capacity_watts) : ordered_json(nullptr);

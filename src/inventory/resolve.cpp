@@ -29,6 +29,19 @@ void apply(const RawSettings& s, Node& node, std::map<std::string, Pos>& address
   if (s.gpu_model.value) node.gpu.model = *s.gpu_model.value;
   if (s.gpu_count.value) node.gpu.count = *s.gpu_count.value;
   if (s.gpu_power_watts.value) node.gpu.power_watts = *s.gpu_power_watts.value;
+  if (s.nvlink_connection.value || s.nvlink_links_per_gpu.value || s.nvlink_min_link_speed.value) {
+    auto& nvlink = node.gpu.nvlink ? *node.gpu.nvlink : node.gpu.nvlink.emplace();
+    if (s.nvlink_connection.value) nvlink.connection = *s.nvlink_connection.value;
+    if (s.nvlink_links_per_gpu.value) nvlink.links_per_gpu = *s.nvlink_links_per_gpu.value;
+    if (s.nvlink_min_link_speed.value) nvlink.min_link_speed_gbs = *s.nvlink_min_link_speed.value;
+  }
+  if (s.nccl_enabled.value || s.nccl_min_busbw.value || s.nccl_message_bytes.value || s.nccl_iterations.value) {
+    auto& nccl = node.gpu.nccl_allreduce ? *node.gpu.nccl_allreduce : node.gpu.nccl_allreduce.emplace();
+    if (s.nccl_enabled.value) nccl.enabled = *s.nccl_enabled.value;
+    if (s.nccl_min_busbw.value) nccl.min_busbw_gbs = *s.nccl_min_busbw.value;
+    if (s.nccl_message_bytes.value) nccl.message_bytes = *s.nccl_message_bytes.value;
+    if (s.nccl_iterations.value) nccl.iterations = *s.nccl_iterations.value;
+  }
   if (s.ib_hcas.value) node.ib_hcas = *s.ib_hcas.value;
   if (s.rack.value) node.rack = *s.rack.value;
   if (s.pdu_capacity_watts.value) node.pdu_capacity_watts = *s.pdu_capacity_watts.value;

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 
 namespace gpuctl::inventory_detail {
 namespace {
@@ -26,7 +28,9 @@ const Keys k_group_keys{"hosts", "vars"};
 const Keys k_settings_keys{"address", "port", "user", "become", "identity_file", "known_hosts",
                            "host_key_checking", "connect_timeout", "command_timeout", "connection",
                            "gpu", "ib_hcas", "rack", "pdu_capacity_watts", "labels"};
-const Keys k_gpu_keys{"model", "count", "power_watts"};
+const Keys k_gpu_keys{"model", "count", "power_watts", "nvlink", "nccl_allreduce"};
+const Keys k_nvlink_keys{"connection", "links_per_gpu", "min_link_speed"};
+const Keys k_nccl_allreduce_keys{"enabled", "min_busbw", "message_size", "iterations"};
 const Keys k_os_families{"debian", "rhel"};
 const Keys k_host_key_policies{"strict", "accept-new"};
 const Keys k_connections{"ssh", "local"};
@@ -67,6 +71,74 @@ std::map<std::string, std::string> string_map(Decoder& d, const YamlNode& node, 
   return out;
 }
 
+// A positive decimal number (GB/s thresholds), integers accepted.
+std::optional<double> positive_number(Decoder& d, const YamlNode& node, std::string_view what) {
+  auto text = d.string(node, what);
+  if (!text) return std::nullopt;
+  char* end = nullptr;
+  const double value = std::strtod(text->c_str(), &end);
+  if (end != text->c_str() + text->size() || !(value > 0) || value > 1e6) {
+    d.error(node, fmt::format("{} must be a positive number of GB/s, like 380 or 26.5 (got '{}')", what, *text));
+    return std::nullopt;
+  }
+  return value;
+}
+
+// A size in bytes as nccl-tests' -b takes it: 1048576, 512K, 256M, 1G (binary multiples).
+std::optional<std::int64_t> byte_size(Decoder& d, const YamlNode& node, std::string_view what) {
+  auto text = d.string(node, what);
+  if (!text) return std::nullopt;
+  std::string digits = *text;
+  std::int64_t unit = 1;
+  if (!digits.empty() && std::string_view("KMG").find(static_cast<char>(std::toupper(digits.back()))) != std::string_view::npos) {
+    unit = std::int64_t{1} << (10 * (1 + static_cast<int>(std::string_view("KMG").find(static_cast<char>(std::toupper(digits.back())))))) ;
+    digits.pop_back();
+  }
+  const bool numeric = !digits.empty() && digits.size() <= 12 && std::ranges::all_of(digits, [](char c) { return c >= '0' && c <= '9'; });
+  const std::int64_t bytes = numeric ? std::stoll(digits) * unit : 0;
+  if (bytes < 4 || bytes > (std::int64_t{16} << 30)) {
+    d.error(node, fmt::format("{} must be a size from 4 bytes to 16G, like 256M or 1G (got '{}')", what, *text));
+    return std::nullopt;
+  }
+  return bytes;
+}
+
+void decode_nvlink(Decoder& d, const YamlNode& node, std::string_view where, RawSettings& out) {
+  auto view = d.map(node, fmt::format("'gpu.nvlink' of {}", where), k_nvlink_keys);
+  if (!view) return;
+  if (view->entries().empty()) d.error(node, "'gpu.nvlink' declares nothing", "set connection (e.g. NV18) or links_per_gpu");
+  if (const auto* n = view->get("connection")) {
+    auto text = d.string(*n, "'gpu.nvlink.connection'");
+    const auto known = [](const std::string& t) {
+      if (t == "PIX" || t == "PXB" || t == "PHB" || t == "NODE" || t == "SYS") return true;
+      return t.size() > 2 && t.starts_with("NV") && std::ranges::all_of(t.substr(2), [](char c) { return c >= '0' && c <= '9'; });
+    };
+    if (text && !known(*text))
+      d.error(*n, fmt::format("'gpu.nvlink.connection' '{}' is not an entry of nvidia-smi topo -m", *text),
+              "use NV<links> such as NV18, or PIX, PXB, PHB, NODE, SYS");
+    else set(out.nvlink_connection, std::move(text), *n);
+  }
+  if (const auto* n = view->get("links_per_gpu"))
+    set(out.nvlink_links_per_gpu, d.integer(*n, "'gpu.nvlink.links_per_gpu'", 1, 64), *n);
+  if (const auto* n = view->get("min_link_speed"))
+    set(out.nvlink_min_link_speed, positive_number(d, *n, "'gpu.nvlink.min_link_speed'"), *n);
+}
+
+void decode_nccl_allreduce(Decoder& d, const YamlNode& node, std::string_view where, RawSettings& out) {
+  auto view = d.map(node, fmt::format("'gpu.nccl_allreduce' of {}", where), k_nccl_allreduce_keys);
+  if (!view) return;
+  // An empty map still declares the check: correctness only, with the default size.
+  out.nccl_enabled.pos = {node.line, node.column};
+  if (!out.nccl_enabled.value) out.nccl_enabled.value = true;
+  if (const auto* n = view->get("enabled")) set(out.nccl_enabled, d.boolean(*n, "'gpu.nccl_allreduce.enabled'"), *n);
+  if (const auto* n = view->get("min_busbw"))
+    set(out.nccl_min_busbw, positive_number(d, *n, "'gpu.nccl_allreduce.min_busbw'"), *n);
+  if (const auto* n = view->get("message_size"))
+    set(out.nccl_message_bytes, byte_size(d, *n, "'gpu.nccl_allreduce.message_size'"), *n);
+  if (const auto* n = view->get("iterations"))
+    set(out.nccl_iterations, d.integer(*n, "'gpu.nccl_allreduce.iterations'", 1, 1000), *n);
+}
+
 void decode_gpu(Decoder& d, const YamlNode& node, std::string_view where, RawSettings& out) {
   auto view = d.map(node, fmt::format("'gpu' of {}", where), k_gpu_keys);
   if (!view) return;
@@ -74,6 +146,8 @@ void decode_gpu(Decoder& d, const YamlNode& node, std::string_view where, RawSet
   if (const auto* n = view->get("count")) set(out.gpu_count, d.integer(*n, "'gpu.count'", 0, 64), *n);
   if (const auto* n = view->get("power_watts"))
     set(out.gpu_power_watts, d.integer(*n, "'gpu.power_watts'", 1, 10000), *n);
+  if (const auto* n = view->get("nvlink")) decode_nvlink(d, *n, where, out);
+  if (const auto* n = view->get("nccl_allreduce")) decode_nccl_allreduce(d, *n, where, out);
 }
 
 RawSettings decode_settings(Decoder& d, const YamlNode& node, const std::string& where) {

@@ -33,6 +33,14 @@ struct RawSettings {
   Field<ConnectionKind> connection;
   Field<std::string> gpu_model;
   Field<int> gpu_count, gpu_power_watts;
+  // gpu.nvlink and gpu.nccl_allreduce, key by key like the rest of `gpu`.
+  Field<std::string> nvlink_connection;
+  Field<int> nvlink_links_per_gpu;
+  Field<double> nvlink_min_link_speed;
+  Field<bool> nccl_enabled;
+  Field<double> nccl_min_busbw;
+  Field<std::int64_t> nccl_message_bytes;
+  Field<int> nccl_iterations;
   Field<std::vector<std::string>> ib_hcas;
   std::map<std::string, Field<std::string>> labels;
 };

@@ -3,6 +3,7 @@
 #include <gpuctl/facts/slurm.hpp>
 #include <gpuctl/plan/plan.hpp>
 #include <gpuctl/util/strings.hpp>
+#include <gpuctl/verify/nccl_allreduce.hpp>
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -80,6 +81,99 @@ CheckResult slurmd_registered(const CheckInput& in) {
   if (const auto problem = facts::slurm_node_problem(*info)) return failed(observed, expected, *problem);
   if (gres != wanted_gres)
     return failed(observed, expected, "slurm.conf or gres.conf on the node or the controller differs from the inventory");
+  return pass(observed, expected);
+}
+
+CheckResult skipped(std::string why) { return {{}, CheckStatus::skipped, {}, {}, std::move(why)}; }
+
+// Every GPU pair linked as gpu.nvlink.connection says (topo -m), every NVLink up (nvlink -s),
+// with the declared number of links per GPU and speed. Names each failing pair and link.
+CheckResult nvlink_topology(const CheckInput& in) {
+  if (!in.node.gpu.nvlink) return skipped("gpu.nvlink is not declared in the inventory");
+  const auto& spec = *in.node.gpu.nvlink;
+  std::vector<std::string> wanted;
+  if (!spec.connection.empty()) wanted.push_back(fmt::format("{} between every GPU pair", spec.connection));
+  if (spec.links_per_gpu) wanted.push_back(fmt::format("{} links up per GPU", *spec.links_per_gpu));
+  else wanted.push_back("every link up");
+  if (spec.min_link_speed_gbs) wanted.push_back(fmt::format("each at least {} GB/s", *spec.min_link_speed_gbs));
+  const auto expected = util::join(wanted, ", ");
+
+  std::vector<std::string> problems, observed;
+  if (!spec.connection.empty()) {
+    const auto& topology = in.state.facts.topology;
+    if (!topology.present()) return cannot_run(absent_reason(topology, "GPU topology"));
+    const auto gpus = topology.value->gpus();
+    std::map<std::string, int> seen;
+    for (std::size_t a = 0; a < gpus.size(); ++a)
+      for (std::size_t b = a + 1; b < gpus.size(); ++b) {
+        const auto link = topology.value->link(gpus[a], gpus[b]);
+        ++seen[link];
+        if (link != spec.connection) problems.push_back(fmt::format("{}-{} {}", gpus[a], gpus[b], link));
+      }
+    std::string pairs;
+    for (const auto& [kind, count] : seen) pairs += fmt::format("{}{} x{}", pairs.empty() ? "" : " ", kind, count);
+    observed.push_back(fmt::format("{} GPUs in topo -m{}", gpus.size(), pairs.empty() ? ", no GPU pair" : ": " + pairs));
+    if (static_cast<int>(gpus.size()) != in.node.gpu.count)
+      problems.push_back(fmt::format("topo -m lists {} GPUs, the inventory {}", gpus.size(), in.node.gpu.count));
+  }
+  const auto& nvlink = in.state.facts.nvlink;
+  if (!nvlink.present()) return cannot_run(absent_reason(nvlink, "NVLink state"));
+  int links_up = 0;
+  for (const auto& gpu : *nvlink.value) {
+    int up = 0;
+    for (const auto& link : gpu.links) {
+      if (!link.active) {
+        problems.push_back(fmt::format("GPU {} link {} inactive", gpu.index, link.link));
+        continue;
+      }
+      ++up;
+      if (spec.min_link_speed_gbs && link.speed_gbs.value_or(0) < *spec.min_link_speed_gbs)
+        problems.push_back(fmt::format("GPU {} link {} at {} GB/s", gpu.index, link.link, link.speed_gbs.value_or(0)));
+    }
+    links_up += up;
+    if (spec.links_per_gpu && up != *spec.links_per_gpu)
+      problems.push_back(fmt::format("GPU {} has {} links up", gpu.index, up));
+  }
+  // GPUs nvlink -s does not list at all have no NVLink: a failure when links are expected.
+  const bool links_expected = spec.links_per_gpu || spec.connection.starts_with("NV");
+  const int gpu_count = in.state.facts.gpus.present() ? static_cast<int>(in.state.facts.gpus.value->size()) : in.node.gpu.count;
+  if (links_expected && static_cast<int>(nvlink.value->size()) < gpu_count)
+    problems.push_back(nvlink.value->empty() ? "nvidia-smi nvlink -s lists no NVLink on any GPU"
+                                             : fmt::format("nvlink -s lists {} of {} GPUs", nvlink.value->size(), gpu_count));
+  observed.push_back(fmt::format("{} NVLinks up on {} GPUs", links_up, nvlink.value->size()));
+  const auto observed_text = util::join(observed, "; ");
+  if (!problems.empty())
+    return failed(observed_text, expected, util::join(problems, "; ") + ": check the NVLink cabling/NVSwitch trays and the fabric manager");
+  return pass(observed_text, expected);
+}
+
+// A real all-reduce over every local GPU: the sum must be right, and the bus bandwidth at
+// least gpu.nccl_allreduce.min_busbw. With one GPU there is no bus: bandwidth is not judged
+// unless the inventory asks for a minimum, which one GPU cannot meet.
+CheckResult nccl_allreduce(const CheckInput& in) {
+  const auto& spec = in.node.gpu.nccl_allreduce;
+  if (!spec) return skipped("gpu.nccl_allreduce is not declared in the inventory");
+  if (!spec->enabled) return skipped("gpu.nccl_allreduce.enabled is false in the inventory");
+  const auto expected = spec->min_busbw_gbs ? fmt::format("correct sum, busbw >= {} GB/s", *spec->min_busbw_gbs)
+                                            : std::string("correct sum (no min_busbw declared)");
+  if (!in.state.nccl_allreduce) return cannot_run("the NCCL all-reduce did not run on the node (verify runs it)");
+  const auto result = nccl_allreduce_result(*in.state.nccl_allreduce);
+  if (!result) return cannot_run(result.error().message);
+  const auto observed = fmt::format("{} GPUs, {} MiB, {} wrong, busbw {:.1f} GB/s (algbw {:.1f}) via {}", result->gpus,
+                                    result->bytes >> 20, result->wrong, result->busbw_gbs, result->algbw_gbs,
+                                    in.state.nccl_allreduce->tool);
+  if (result->wrong > 0)
+    return failed(observed, expected, fmt::format("{} elements of the sum are wrong: a GPU, NVLink or NCCL is faulty", result->wrong));
+  if (in.state.nccl_allreduce->exit_code != 0)
+    return cannot_run(fmt::format("{} exited {}: {}", in.state.nccl_allreduce->tool, in.state.nccl_allreduce->exit_code,
+                                  util::trim(util::tail_lines(in.state.nccl_allreduce->output, 2))));
+  if (result->gpus < 2) {
+    if (spec->min_busbw_gbs)
+      return failed(observed, expected, "one GPU has no bus bandwidth (busbw = algbw x 2(n-1)/n = 0): drop min_busbw for 1-GPU nodes");
+    return {{}, CheckStatus::pass, observed, expected, "bandwidth not judged: with 1 GPU busbw is 0 by definition"};
+  }
+  if (spec->min_busbw_gbs && result->busbw_gbs < *spec->min_busbw_gbs)
+    return failed(observed, expected, "bus bandwidth below the inventory's minimum: see nvlink_topology, NCCL_* settings, GPU clocks");
   return pass(observed, expected);
 }
 
@@ -197,6 +291,8 @@ const std::map<std::string, CheckFunction>& registry() {
              }
          return cannot_run("the program manages no /etc/nccl.conf");
        }},
+      {"nvlink_topology", nvlink_topology},
+      {"nccl_allreduce", nccl_allreduce},
       {"slurmd_active", [](const CheckInput& in) { return service_active(in, "slurmd"); }},
       {"slurmd_registered", slurmd_registered},
       {"slurmctld_active", [](const CheckInput& in) { return service_active(in, "slurmctld"); }},
@@ -253,6 +349,8 @@ const std::vector<CheckInfo>& known_checks() {
       {"cuda_version", "CUDA toolkit of the inventory's version"},
       {"nccl_present", "NCCL installed"},
       {"nccl_conf", "/etc/nccl.conf matches the inventory"},
+      {"nvlink_topology", "every GPU pair linked as gpu.nvlink declares, every NVLink up"},
+      {"nccl_allreduce", "an NCCL all-reduce over all GPUs sums correctly, bus bandwidth >= gpu.nccl_allreduce.min_busbw"},
       {"slurmd_active", "slurmd running"},
       {"slurmd_registered", "the node is up in Slurm (not down or drained) with the inventory's GPUs as GRES"},
       {"slurmctld_active", "slurmctld running"},

@@ -3,6 +3,7 @@
 # apply converges (two reboots each), verify passes, a second plan has no changes; then drift,
 # faults (ECC, unreachable, broken package) and a stale saved plan.
 source "$(dirname "$0")/lib/cluster.sh"
+command -v jq >/dev/null || skip "jq missing"
 start_cluster -n 4 --gpus 8 --model H100
 g() { "$GPUCTL" "$@" --no-progress; }
 
@@ -21,6 +22,13 @@ expect_output '4 nodes: 0 ok, 4 changed, 0 failed, 0 unreachable'
 echo "--- verify passes every check"
 expect_rc 0 g verify "$INVENTORY"
 expect_output 'Verify: 4 of 4 nodes pass every check'
+
+echo "--- the simulated NVLink board passes nvlink_topology; no NCCL in the sandbox, so no all-reduce"
+nvlink_checks=$(g verify "$INVENTORY" --limit node01 --json |
+  jq -r '.nodes[0].checks[] | select(.check == "nvlink_topology" or .check == "nccl_allreduce") | "\(.check) \(.status) \(.observed)\(.detail)"')
+OUTPUT=$nvlink_checks
+expect_output '^nvlink_topology pass 8 GPUs in topo -m: NV18 x28; 144 NVLinks up on 8 GPUs$' "nvlink_topology on node01"
+expect_output '^nccl_allreduce skipped gpu.nccl_allreduce is not declared in the inventory$' "nccl_allreduce on node01"
 
 echo "--- a second plan changes nothing (idempotence)"
 expect_rc 0 g plan "$INVENTORY" --detailed-exitcode

@@ -68,7 +68,9 @@ TEST(FactsText, SummarisesNodeAndTabulatesGpus) {
   EXPECT_NE(text.find("00000000:AB:00.0"), std::string::npos);
   EXPECT_NE(text.find("pending"), std::string::npos);
   EXPECT_NE(text.find("5x16/5x16"), std::string::npos);
-  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3 + 1 + 8);
+  // 3 summary lines, the table header, 8 GPUs, then the topology and NVLink lines (absent here).
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3 + 1 + 8 + 2);
+  EXPECT_NE(text.find("  topology: absent ("), std::string::npos) << text;
 }
 
 TEST(FactsText, ShowsWhyGpusAreAbsent) {

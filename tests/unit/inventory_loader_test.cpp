@@ -128,3 +128,40 @@ groups:
 }
 
 }  // namespace
+
+namespace {
+
+TEST(InventoryLoader, NvlinkAndNcclExpectationsMergeKeyByKey) {
+  const auto result = load_inventory(std::string(GPUCTL_TEST_DATA_DIR) + "/inventories/good/nvlink-nccl.yaml");
+  ASSERT_TRUE(result.inventory) << result.diagnostics.size();
+  const auto* gpu01 = result.inventory->find_node("gpu01");
+  const auto* gpu02 = result.inventory->find_node("gpu02");
+  ASSERT_TRUE(gpu01 && gpu02);
+  ASSERT_TRUE(gpu01->gpu.nvlink);
+  EXPECT_EQ(gpu01->gpu.nvlink->connection, "NV18");
+  EXPECT_EQ(gpu01->gpu.nvlink->links_per_gpu, 18);
+  EXPECT_EQ(gpu01->gpu.nvlink->min_link_speed_gbs, 26.5);
+  ASSERT_TRUE(gpu01->gpu.nccl_allreduce);
+  EXPECT_TRUE(gpu01->gpu.nccl_allreduce->enabled);
+  EXPECT_EQ(gpu01->gpu.nccl_allreduce->min_busbw_gbs, 380.0);
+  EXPECT_EQ(gpu01->gpu.nccl_allreduce->message_bytes, std::int64_t{1} << 30);
+  EXPECT_EQ(gpu01->gpu.nccl_allreduce->iterations, 10);
+  // gpu02 turns the all-reduce off and keeps the group's other keys.
+  ASSERT_TRUE(gpu02->gpu.nccl_allreduce);
+  EXPECT_FALSE(gpu02->gpu.nccl_allreduce->enabled);
+  EXPECT_EQ(gpu02->gpu.nccl_allreduce->min_busbw_gbs, 380.0);
+  ASSERT_TRUE(gpu02->gpu.nvlink);
+}
+
+TEST(InventoryLoader, NoNvlinkOrNcclKeysMeansNeitherIsDeclared) {
+  const auto result = load_text("cluster: {name: c}\nhosts:\n  a1: {gpu: {model: H100, count: 8}}\n");
+  ASSERT_TRUE(result.inventory);
+  EXPECT_FALSE(result.inventory->nodes[0].gpu.nvlink);
+  EXPECT_FALSE(result.inventory->nodes[0].gpu.nccl_allreduce);
+  const auto sized = load_text("cluster: {name: c}\nhosts:\n  a1: {gpu: {model: H100, count: 8, nccl_allreduce: {message_size: 512K}}}\n");
+  ASSERT_TRUE(sized.inventory);
+  EXPECT_EQ(sized.inventory->nodes[0].gpu.nccl_allreduce->message_bytes, 512 * 1024);
+  EXPECT_FALSE(sized.inventory->nodes[0].gpu.nccl_allreduce->min_busbw_gbs);
+}
+
+}  // namespace

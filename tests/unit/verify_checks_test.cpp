@@ -1,6 +1,7 @@
 // Verification checks (verify/checks.hpp) over NodeFacts and NodeState built from values.
 #include <gpuctl/verify/checks.hpp>
 
+#include "nvlink_test_state.hpp"
 #include "program_builder.hpp"
 #include "template_test_inventory.hpp"
 
@@ -78,7 +79,13 @@ TEST_F(Checks, EveryKnownCheckPassesOnAHealthyNode) {
   state.files["/etc/nccl.conf"] = ObservedFile{true, "", util::sha256_hex("NCCL_DEBUG=WARN\n"), 0644, "root", "root"};
   std::vector<std::string> names;
   for (const auto& info : known_checks()) names.push_back(info.name);
-  EXPECT_EQ(names.size(), 17u);
+  EXPECT_EQ(names.size(), 19u);
+  // The two checks that are skipped unless declared: declared, on a healthy 8-GPU board.
+  node.gpu.nvlink = NvlinkSpec{"NV18", 18, 25.0};
+  node.gpu.nccl_allreduce = NcclAllreduceSpec{};
+  node.gpu.nccl_allreduce->min_busbw_gbs = 380;
+  testing::set_nvlink_facts(state.facts);
+  state.nccl_allreduce = testing::program_run(8, 409.1, 0);
   const auto results = run_checks(names, CheckInput{inventory, node, fixture.program, state});
   ASSERT_EQ(results.size(), names.size());
   for (const auto& r : results) EXPECT_EQ(r.status, CheckStatus::pass) << r.name << ": " << r.detail << r.observed;

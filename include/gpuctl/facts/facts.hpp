@@ -56,6 +56,41 @@ struct OsRelease {
   std::string pretty_name;
 };
 
+// `nvidia-smi topo -m`: how every pair of devices (GPUs, NICs) is connected.
+struct TopologyRow {
+  std::string device;                  // "GPU0", "NIC1"
+  std::vector<std::string> links;      // one per TopologyMatrix::devices: "X", "NV18", "PIX", "SYS", ...
+  std::string cpu_affinity;            // "0-55,112-167"; empty for NICs
+  std::string numa_affinity;           // "0"; empty for NICs
+  std::string gpu_numa_id;             // "N/A" on most systems
+};
+
+struct TopologyMatrix {
+  std::vector<std::string> devices;    // the matrix's columns in order: GPU0.., then NIC0..
+  std::vector<TopologyRow> rows;       // one per device
+  std::map<std::string, std::string> nic_names;  // "NIC0" -> "mlx5_0" (the NIC legend)
+
+  // The entry between two devices ("NV18"); empty when either is not in the matrix.
+  std::string link(std::string_view from, std::string_view to) const;
+  // The GPU rows' names ("GPU0".."GPU7"), in order.
+  std::vector<std::string> gpus() const;
+};
+
+// One NVLink of a GPU as `nvidia-smi nvlink -s` reports it.
+struct NvlinkLink {
+  int link = 0;
+  bool active = false;                 // false: "<inactive>"
+  std::optional<double> speed_gbs;     // "26.562 GB/s"
+};
+
+struct NvlinkGpu {
+  int index = 0;
+  std::string name;                    // "NVIDIA H100 80GB HBM3"
+  std::string uuid;
+  std::vector<NvlinkLink> links;       // empty: the GPU reports no NVLink
+  std::string note;                    // any other line nvidia-smi printed for this GPU
+};
+
 struct NodeFacts {
   std::string node;
   Fact<OsRelease> os;
@@ -68,6 +103,8 @@ struct NodeFacts {
   Fact<std::string> cuda_version;      // nvcc --version / toolkit package
   Fact<std::string> nccl_version;      // libnccl2 package or ldconfig
   Fact<std::vector<GpuInfo>> gpus;     // nvidia-smi --query-gpu
+  Fact<TopologyMatrix> topology;       // nvidia-smi topo -m
+  Fact<std::vector<NvlinkGpu>> nvlink; // nvidia-smi nvlink -s; empty when no GPU lists a link
   std::map<std::string, std::string> packages;  // installed dpkg packages we care about: name -> version
   std::string packages_absent_reason;  // why `packages` is empty when dpkg-query could not run
 

@@ -14,6 +14,10 @@
 //              "remapped_rows_pending", "remapped_rows_failure", "pcie_gen_current",
 //              "pcie_gen_max", "pcie_width_current", "pcie_width_max", "temperature_c",
 //              "power_draw_w", "power_limit_w"}],
+//    "topology": {"devices": ["GPU0", ..., "NIC0", ...],
+//                 "rows": [{"device", "links": ["X", "NV18", ...], "cpu_affinity",
+//                           "numa_affinity", "gpu_numa_id"}], "nic_names": {"NIC0": "mlx5_0"}},
+//    "nvlink": [{"index", "name", "uuid", "links": [{"link", "active", "speed_gbs"}], "note"}],
 //    "packages": {"libnccl2": "2.21.5-1+cuda12.4", ...}}
 // A fact that could not be gathered is {"absent": "<reason>"} in place of its value; a GPU
 // field nvidia-smi reported as unavailable ([N/A], [Not Supported]) is null.

@@ -60,6 +60,22 @@ void merge_remapped_rows(std::vector<GpuInfo>& gpus, const std::map<std::string,
 std::optional<std::string> classify_nvidia_smi_failure(int exit_code, std::string_view stdout_text,
                                                        std::string_view stderr_text);
 
+// ---- NVLink and topology --------------------------------------------------------------
+
+// Parses `nvidia-smi topo -m`: the header names the device columns (GPU0.., NIC0..) and then
+// "CPU Affinity", "NUMA Affinity", "GPU NUMA ID"; each row is a device, its entry for every
+// column ("X" for itself, "NV18", "PIX", "PXB", "PHB", "NODE", "SYS"), then its affinities
+// (empty for NICs). Terminal escapes (the underlined header) are ignored, and so is the
+// legend, except the "NIC Legend" names. Errors: no header, a row with fewer entries than
+// columns, a device that is not a column, an entry that is not in the legend.
+Result<TopologyMatrix> parse_topology_matrix(std::string_view text);
+
+// Parses `nvidia-smi nvlink -s`: "GPU 0: NAME (UUID: GPU-...)" then one "Link N: 26.562 GB/s"
+// or "Link N: <inactive>" line per link. Empty output (a GPU without NVLink, as the single
+// H200 of tests/data shows) gives no GPUs. Other lines under a GPU are kept as its note.
+// Errors: a link line before any GPU line, a link line that does not parse.
+Result<std::vector<NvlinkGpu>> parse_nvlink_status(std::string_view text);
+
 // ---- kernel module and toolkit versions ------------------------------------------------
 
 struct NvidiaKernelModule {

@@ -14,10 +14,27 @@ namespace gpuctl {
 enum class HostKeyPolicy { strict, accept_new };
 enum class ConnectionKind { ssh, local };
 
+// `gpu.nvlink`: how the node's GPUs must be linked (verify's nvlink_topology check).
+struct NvlinkSpec {
+  std::string connection;                   // topo -m entry between every GPU pair ("NV18"); empty: not checked
+  std::optional<int> links_per_gpu;         // active links every GPU reports in `nvlink -s`
+  std::optional<double> min_link_speed_gbs; // GB/s of every active link
+};
+
+// `gpu.nccl_allreduce`: a single-node NCCL all-reduce over all GPUs (verify's nccl_allreduce).
+struct NcclAllreduceSpec {
+  bool enabled = true;
+  std::optional<double> min_busbw_gbs;      // bus bandwidth (nccl-tests' busbw) in GB/s
+  std::int64_t message_bytes = 256LL << 20; // per GPU
+  int iterations = 20;                      // timed, after one warm-up
+};
+
 struct GpuSpec {
   std::string model;                  // e.g. "H100", "H200", "A100"
   int count = 0;                      // GPUs per node
   std::optional<int> power_watts;     // board power per GPU, for PDU headroom lint
+  std::optional<NvlinkSpec> nvlink;   // absent: nvlink_topology is skipped
+  std::optional<NcclAllreduceSpec> nccl_allreduce;  // absent: nccl_allreduce is skipped
 };
 
 // How to reach one node, after precedence.

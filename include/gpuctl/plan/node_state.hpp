@@ -43,6 +43,17 @@ struct ObservedSlurmNode {
   std::string output;
 };
 
+// What verify's NCCL all-reduce printed on the node (verify/nccl_allreduce.hpp runs it).
+// Gathered only by verify, for nodes whose inventory declares gpu.nccl_allreduce; volatile,
+// so not part of the fingerprint.
+struct ObservedNcclRun {
+  std::string tool;       // "all_reduce_perf" or "gpuctl-nccl-allreduce"; empty: neither could run
+  std::string command;    // what ran on the node
+  int exit_code = -1;
+  std::string output;     // its stdout and stderr
+  std::string problem;    // why it could not run, with the fix; empty when it ran
+};
+
 struct NodeState {
   NodeFacts facts;
   std::map<std::string, ObservedFile> files;          // by path
@@ -51,6 +62,7 @@ struct NodeState {
   std::map<std::string, bool> guards_done;            // by command text: guard says "already done"
   std::map<std::string, bool> reboot_needed;          // by step name: its reboot_unless failed
   std::optional<ObservedSlurmNode> slurm_node;        // absent: not gathered
+  std::optional<ObservedNcclRun> nccl_allreduce;      // absent: not run
 
   // A digest of everything above except volatile facts (uptime, temperature, power), so a
   // saved plan can tell whether the node changed since.

@@ -64,11 +64,14 @@ EOI
       gpu: {model: none, count: 0}
 EOI
   fi
+  # The stand-in nvidia-smi links every GPU pair with NV18 (18 links each); one GPU has none.
+  local nvlink=""
+  ((gpus > 1)) && nvlink=", nvlink: {connection: NV18, links_per_gpu: 18, min_link_speed: 26}"
   cat <<EOI
   gpu:
     hosts: "node[01-$last]"
     vars:
-      gpu: {model: $model, count: $gpus, power_watts: 700}
+      gpu: {model: $model, count: $gpus, power_watts: 700$nvlink}
       pdu_capacity_watts: $((gpus * 700 * n + 2000))
 
 hosts:

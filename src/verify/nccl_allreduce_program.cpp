@@ -1,0 +1,194 @@
+// The C source of gpuctl's own NCCL all-reduce program, compiled on the node by verify when
+// nccl-tests' all_reduce_perf is not installed (verify/nccl_allreduce.hpp). Kept as C with its
+// own declarations so that only cc and the node's libcuda.so.1 and libnccl.so.2 are needed.
+#include <gpuctl/verify/nccl_allreduce.hpp>
+
+namespace gpuctl {
+
+std::string_view nccl_allreduce_program_source() {
+  return R"gpuctl_c(
+/* gpuctl's NCCL all-reduce check (shipped inside gpuctl, compiled on the node with cc).
+   Needs no CUDA headers: the few CUDA driver API and NCCL entry points it calls are declared
+   here and resolved with dlopen. The driver's libcuda.so.1 comes with every NVIDIA driver;
+   libnccl.so.2 carries its own CUDA runtime. One communicator per local GPU (ncclCommInitAll),
+   a float sum of known values, every element checked, bus bandwidth as nccl-tests defines it.
+   Usage: gpuctl-nccl-allreduce BYTES ITERATIONS. Prints one line starting "gpuctl-nccl-allreduce:". */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef void *CUcontext;
+typedef void *CUstream;
+typedef unsigned long long CUdeviceptr;
+typedef void *ncclComm_t;
+
+#define MAX_GPUS 64
+#define NCCL_FLOAT32 7
+#define NCCL_SUM 0
+
+static CUresult (*cu_init)(unsigned);
+static CUresult (*cu_device_count)(int *);
+static CUresult (*cu_device_get)(CUdevice *, int);
+static CUresult (*cu_primary_ctx_retain)(CUcontext *, CUdevice);
+static CUresult (*cu_ctx_set_current)(CUcontext);
+static CUresult (*cu_mem_alloc)(CUdeviceptr *, size_t);
+static CUresult (*cu_mem_free)(CUdeviceptr);
+static CUresult (*cu_htod)(CUdeviceptr, const void *, size_t);
+static CUresult (*cu_dtoh)(void *, CUdeviceptr, size_t);
+static CUresult (*cu_stream_create)(CUstream *, unsigned);
+static CUresult (*cu_stream_sync)(CUstream);
+static CUresult (*cu_error_string)(CUresult, const char **);
+static int (*nccl_comm_init_all)(ncclComm_t *, int, const int *);
+static int (*nccl_all_reduce)(const void *, void *, size_t, int, int, ncclComm_t, CUstream);
+static int (*nccl_group_start)(void);
+static int (*nccl_group_end)(void);
+static int (*nccl_comm_destroy)(ncclComm_t);
+static int (*nccl_get_version)(int *);
+static const char *(*nccl_error_string)(int);
+
+static void die(const char *what, const char *why) {
+  printf("gpuctl-nccl-allreduce: error: %s: %s\n", what, why);
+  exit(2);
+}
+
+static void *open_first(const char *const *names, const char *what) {
+  for (int i = 0; names[i]; ++i) {
+    void *handle = dlopen(names[i], RTLD_NOW | RTLD_GLOBAL);
+    if (handle) return handle;
+  }
+  die(what, dlerror());
+  return NULL;
+}
+
+static void *symbol(void *library, const char *name) {
+  void *address = dlsym(library, name);
+  if (!address) die("missing symbol", name);
+  return address;
+}
+
+static void cu_check(CUresult result, const char *what) {
+  if (result == 0) return;
+  const char *text = "unknown error";
+  if (cu_error_string) cu_error_string(result, &text);
+  die(what, text);
+}
+
+static void nccl_check(int result, const char *what) {
+  if (result != 0) die(what, nccl_error_string ? nccl_error_string(result) : "NCCL error");
+}
+
+/* Rank r contributes (r + 1) * (i % 13 + 1) at element i: small integers, exact in float. */
+static float contribution(int rank, size_t i) { return (float)((rank + 1) * (int)(i % 13 + 1)); }
+
+static double seconds(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 3) die("usage", "gpuctl-nccl-allreduce BYTES ITERATIONS");
+  const size_t count = (size_t)strtoull(argv[1], NULL, 10) / sizeof(float);
+  const int iterations = atoi(argv[2]);
+  if (count == 0 || iterations < 1) die("usage", "BYTES must be at least 4 and ITERATIONS at least 1");
+
+  static const char *const cuda_names[] = {"libcuda.so.1", "libcuda.so", NULL};
+  static const char *const nccl_names[] = {"libnccl.so.2", "libnccl.so", NULL};
+  void *cuda = open_first(cuda_names, "cannot load the CUDA driver library libcuda.so.1");
+  void *nccl = open_first(nccl_names, "cannot load NCCL (libnccl.so.2)");
+  *(void **)&cu_error_string = symbol(cuda, "cuGetErrorString");
+  *(void **)&cu_init = symbol(cuda, "cuInit");
+  *(void **)&cu_device_count = symbol(cuda, "cuDeviceGetCount");
+  *(void **)&cu_device_get = symbol(cuda, "cuDeviceGet");
+  *(void **)&cu_primary_ctx_retain = symbol(cuda, "cuDevicePrimaryCtxRetain");
+  *(void **)&cu_ctx_set_current = symbol(cuda, "cuCtxSetCurrent");
+  *(void **)&cu_mem_alloc = symbol(cuda, "cuMemAlloc_v2");
+  *(void **)&cu_mem_free = symbol(cuda, "cuMemFree_v2");
+  *(void **)&cu_htod = symbol(cuda, "cuMemcpyHtoD_v2");
+  *(void **)&cu_dtoh = symbol(cuda, "cuMemcpyDtoH_v2");
+  *(void **)&cu_stream_create = symbol(cuda, "cuStreamCreate");
+  *(void **)&cu_stream_sync = symbol(cuda, "cuStreamSynchronize");
+  *(void **)&nccl_error_string = symbol(nccl, "ncclGetErrorString");
+  *(void **)&nccl_comm_init_all = symbol(nccl, "ncclCommInitAll");
+  *(void **)&nccl_all_reduce = symbol(nccl, "ncclAllReduce");
+  *(void **)&nccl_group_start = symbol(nccl, "ncclGroupStart");
+  *(void **)&nccl_group_end = symbol(nccl, "ncclGroupEnd");
+  *(void **)&nccl_comm_destroy = symbol(nccl, "ncclCommDestroy");
+  *(void **)&nccl_get_version = symbol(nccl, "ncclGetVersion");
+
+  cu_check(cu_init(0), "cuInit");
+  int gpus = 0;
+  cu_check(cu_device_count(&gpus), "cuDeviceGetCount");
+  if (gpus < 1) die("no GPU", "the CUDA driver sees no device");
+  if (gpus > MAX_GPUS) gpus = MAX_GPUS;
+  int version = 0;
+  nccl_check(nccl_get_version(&version), "ncclGetVersion");
+
+  CUcontext contexts[MAX_GPUS];
+  CUstream streams[MAX_GPUS];
+  CUdeviceptr send[MAX_GPUS], receive[MAX_GPUS];
+  ncclComm_t comms[MAX_GPUS];
+  const size_t bytes = count * sizeof(float);
+  float *host = malloc(bytes);
+  if (!host) die("malloc", "out of host memory");
+  for (int g = 0; g < gpus; ++g) {
+    CUdevice device;
+    cu_check(cu_device_get(&device, g), "cuDeviceGet");
+    cu_check(cu_primary_ctx_retain(&contexts[g], device), "cuDevicePrimaryCtxRetain");
+    cu_check(cu_ctx_set_current(contexts[g]), "cuCtxSetCurrent");
+    cu_check(cu_stream_create(&streams[g], 0), "cuStreamCreate");
+    cu_check(cu_mem_alloc(&send[g], bytes), "cuMemAlloc (send buffer)");
+    cu_check(cu_mem_alloc(&receive[g], bytes), "cuMemAlloc (receive buffer)");
+    for (size_t i = 0; i < count; ++i) host[i] = contribution(g, i);
+    cu_check(cu_htod(send[g], host, bytes), "cuMemcpyHtoD");
+    memset(host, 0xff, bytes); /* NaN: an element the all-reduce never writes is caught */
+    cu_check(cu_htod(receive[g], host, bytes), "cuMemcpyHtoD");
+  }
+  nccl_check(nccl_comm_init_all(comms, gpus, NULL), "ncclCommInitAll");
+
+  /* One untimed warm-up (connections are set up lazily), then the timed iterations. */
+  double start = 0;
+  for (int iteration = -1; iteration < iterations; ++iteration) {
+    if (iteration == 0) start = seconds();
+    nccl_check(nccl_group_start(), "ncclGroupStart");
+    for (int g = 0; g < gpus; ++g)
+      nccl_check(nccl_all_reduce((const void *)send[g], (void *)receive[g], count, NCCL_FLOAT32, NCCL_SUM, comms[g],
+                                 streams[g]),
+                 "ncclAllReduce");
+    nccl_check(nccl_group_end(), "ncclGroupEnd");
+    for (int g = 0; g < gpus; ++g) {
+      cu_check(cu_ctx_set_current(contexts[g]), "cuCtxSetCurrent");
+      cu_check(cu_stream_sync(streams[g]), "cuStreamSynchronize");
+    }
+  }
+  const double elapsed = seconds() - start;
+
+  unsigned long long wrong = 0;
+  const float ranks_sum = (float)(gpus * (gpus + 1) / 2);
+  for (int g = 0; g < gpus; ++g) {
+    cu_check(cu_ctx_set_current(contexts[g]), "cuCtxSetCurrent");
+    cu_check(cu_dtoh(host, receive[g], bytes), "cuMemcpyDtoH");
+    for (size_t i = 0; i < count; ++i)
+      if (host[i] != ranks_sum * (float)(i % 13 + 1)) ++wrong;
+    cu_mem_free(send[g]);
+    cu_mem_free(receive[g]);
+    nccl_comm_destroy(comms[g]);
+  }
+  free(host);
+
+  const double per_iteration = elapsed / iterations;
+  const double algbw = (double)bytes / per_iteration / 1e9;
+  const double busbw = algbw * 2.0 * (gpus - 1) / gpus;
+  printf("gpuctl-nccl-allreduce: gpus=%d bytes=%zu iterations=%d time_us=%.1f algbw_GBps=%.2f busbw_GBps=%.2f "
+         "wrong=%llu nccl=%d\n",
+         gpus, bytes, iterations, per_iteration * 1e6, algbw, busbw, wrong, version);
+  return wrong == 0 ? 0 : 1;
+}
+)gpuctl_c";
+}
+
+}  // namespace gpuctl
