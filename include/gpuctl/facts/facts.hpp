@@ -81,7 +81,7 @@ struct NodeFacts {
   Fact<std::vector<GpuInfo>> gpus;     // nvidia-smi --query-gpu
   std::map<std::string, std::string> packages;  // installed dpkg packages we care about: name -> version
   std::string packages_absent_reason;  // why `packages` is empty when dpkg-query could not run
-  std::map<std::string, FactSource> sources;  // by probe name (facts/collect.hpp); not in facts JSON
+  std::map<std::string, FactSource> sources{};  // by probe name (facts/collect.hpp); not in facts JSON
 
   bool module_loaded(std::string_view name) const;
 };

@@ -25,8 +25,8 @@ struct CheckResult {
   std::string detail;      // why it failed or could not run
   // For a check that failed or could not run: the node command whose output it read, and that
   // output (facts::trim_output, at most ~4 KiB). Empty for passes and for checks of local data.
-  std::string command;
-  std::string output;
+  std::string command{};   // (default member initializers: older brace-inits stay warning-free)
+  std::string output{};
 };
 
 struct CheckInput {
