@@ -38,7 +38,7 @@ PATH="$work/bin:$PATH" XDG_DATA_DIRS="$work/share" BASH_COMPLETION_USER_DIR="$wo
   }
   expect() { local got; got=$(complete_line "$1"); [[ "$got" == "$2" ]] || { echo "bash: \"$1\" gave \"$got\", expected \"$2\""; exit 1; }; }
   expect "gpuctl ver"               "verify version "
-  expect "gpuctl rep"               "report "
+  expect "gpuctl rep"               "replace-gpu report "
   expect "gpuctl --color a"         "always auto "
   expect "gpuctl hostkeys "         "accept scan "
   expect "gpuctl report last --j"   "--json --junit "
@@ -83,7 +83,7 @@ GPUCTL_T_ZDOT="$work/zdot" GPUCTL_T_ZFUNC="$work/zfunc" GPUCTL_T_BIN="$work/bin"
   timeout 60 zsh -f "$work/drive.zsh" "gpuctl ver" "gpuctl rep" "gpuctl --color a" "gpuctl hostkeys " \
   "gpuctl report last --j" "gpuctl verify --h" >"$work/zsh.txt" 2>&1 || fail "zsh: $(cat "$work/zsh.txt")"
 expected='gpuctl ver => verify version
-gpuctl rep => report
+gpuctl rep => replace-gpu report
 gpuctl --color a => always auto
 gpuctl hostkeys  => accept scan
 gpuctl report last --j => --json --junit

@@ -2,6 +2,7 @@
 // facts built by the real probe-output parser (facts/collect.hpp); and the report writers
 // carry that evidence into JSON, JUnit and HTML.
 #include <gpuctl/facts/collect.hpp>
+#include <gpuctl/facts/parsers.hpp>
 #include <gpuctl/report/html.hpp>
 #include <gpuctl/report/reports.hpp>
 #include <gpuctl/report/verify_json.hpp>
