@@ -2,6 +2,7 @@
 
 #include <gpuctl/facts/json.hpp>
 #include <gpuctl/plan/render.hpp>
+#include <gpuctl/verify/checks.hpp>
 
 namespace gpuctl {
 
@@ -48,6 +49,14 @@ void RunRecorder::on_step_done(const std::string& node, const std::string& step,
     id = *started;
   }
   keep(m_store.finish_step(*id, std::string(to_string(status)), duration.count()));
+}
+
+void RunRecorder::on_checks_done(const std::string& node, const std::vector<CheckResult>& checks) {
+  std::vector<state::CheckRecord> records;
+  records.reserve(checks.size());
+  for (const auto& c : checks)
+    records.push_back({c.name, std::string(to_string(c.status)), c.observed, c.expected, c.detail, c.command, c.output});
+  keep(m_store.record_checks(m_run, node, records));
 }
 
 void RunRecorder::record_plan(const Plan& plan) { keep(m_store.set_plan(m_run, plan_to_json(plan))); }

@@ -251,6 +251,7 @@ exec::TaskResult Session::verify_one(std::size_t i, bool own_drain, std::vector<
   }
   const CheckInput input{m_inventory, *m_nodes[i], *(*data)->program, state};
   checks = run_checks((*data)->program->checks(), input);
+  m_hooks.on_checks_done(m_nodes[i]->name, checks);
   for (const auto& check : checks)
     if (check.status == CheckStatus::fail || check.status == CheckStatus::error)
       return {exec::NodeStatus::failed, fmt::format("check {} {}", check.name, to_string(check.status))};

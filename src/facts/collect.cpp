@@ -127,6 +127,15 @@ std::string random_nonce() {
   return fmt::format("{:08x}{:08x}", device(), device());
 }
 
+// Every probe's command and output, for checks to cite (verify/checks.hpp).
+void fill_sources(NodeFacts& facts, const Probes& probes) {
+  for (const auto& [name, probe] : probes) {
+    std::string output = probe.out;
+    if (!util::trim(probe.err).empty()) output += (output.empty() || output.ends_with('\n') ? "" : "\n") + std::string("[stderr]\n") + probe.err;
+    facts.sources[name] = {probe_command(name), trim_output(output, k_source_output_limit), probe.exit_code};
+  }
+}
+
 }  // namespace
 
 NodeFacts facts_from_probes(std::string node, const Probes& probes) {
@@ -143,6 +152,7 @@ NodeFacts facts_from_probes(std::string node, const Probes& probes) {
   fill_nccl(facts, probes);
   fill_gpus(facts, probes);
   fill_nvlink(facts, probes);
+  fill_sources(facts, probes);
   return facts;
 }
 

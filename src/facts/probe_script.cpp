@@ -57,6 +57,32 @@ std::vector<std::string> probe_names() {
   return names;
 }
 
+// Readable forms of the probes whose shell text carries plumbing (tool checks, timeouts, guards).
+std::string probe_command(std::string_view name, const CollectOptions& options) {
+  if (name == "modules") return "cat /proc/modules";
+  if (name == "nvcc") return "nvcc --version";
+  if (name == "gpus") return gpu_query_command();
+  if (name == "remapped_rows") return "nvidia-smi -q -d ROW_REMAPPER";
+  if (name == "nccl_libraries") return "ldconfig -p | grep libnccl";
+  if (name == "topology") return "nvidia-smi topo -m";
+  if (name == "nvlink") return "nvidia-smi nvlink -s";
+  if (name == "packages") {
+    std::string patterns;
+    for (const auto& pattern : options.package_patterns) patterns += " " + util::shell_quote(pattern);
+    return "dpkg-query -W -f='${Package}\\t${Version}\\t${Status}\\n'" + patterns;
+  }
+  for (const auto& probe : probes(options))
+    if (probe.name == name) return probe.body;
+  return {};
+}
+
+std::string trim_output(std::string_view text, std::size_t limit) {
+  if (text.size() <= limit) return std::string(text);
+  auto cut = text.rfind('\n', limit);
+  if (cut == std::string_view::npos || cut < limit / 2) cut = limit;
+  return fmt::format("{}\n... ({} more bytes)", text.substr(0, cut), text.size() - cut);
+}
+
 std::string build_probe_script(std::string_view nonce, const CollectOptions& options) {
   std::string script = fmt::format(
       "export LC_ALL=C\n"

@@ -42,6 +42,11 @@ td.unreachable{background:#fff8c5;text-align:left!important}
 .st-unreachable{background:#9a6700}.st-skipped{background:var(--skip)}
 #problems td,#problems th{border-bottom:1px solid #d0d7de;padding:6px 10px;text-align:left;vertical-align:top}
 #problems code{background:#f6f8fa;padding:1px 4px;border-radius:4px;white-space:pre-wrap}
+#problems details{margin-top:4px}
+#problems summary{cursor:pointer}
+#problems summary code{font-weight:600}
+#problems pre{background:#f6f8fa;border:1px solid #d0d7de;border-radius:4px;padding:6px 8px;margin:4px 0 0;
+  max-width:70em;max-height:24em;overflow:auto;white-space:pre-wrap;font-size:12px}
 tr.hidden{display:none}
 :target{outline:3px solid #0969da}
 footer{margin-top:28px;color:var(--muted);font-size:12px}
@@ -83,6 +88,14 @@ std::string anchor(const std::string& node, const std::string& check) {
 
 // Observed and expected values are machine text; an empty one shows as an empty cell.
 std::string code(std::string_view text) { return text.empty() ? std::string{} : "<code>" + html_escape(text) + "</code>"; }
+
+// The command the check read, always shown; its output folded away (it can be kilobytes).
+std::string evidence(const CheckResult& check) {
+  if (check.command.empty()) return {};
+  return fmt::format("<details class=\"evidence\"><summary><code class=\"command\">$ {}</code></summary>"
+                     "<pre class=\"output\">{}</pre></details>",
+                     html_escape(check.command), check.output.empty() ? "(no output)" : html_escape(check.output));
+}
 
 std::string describe(const std::string& check) {
   for (const auto& info : known_checks())
@@ -222,7 +235,7 @@ std::string render_verify_html(const std::vector<NodeVerifyOutcome>& outcomes, c
       out += fmt::format("{} id=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
                          "<td>{}</td></tr>\n",
                          row_start, anchor(node, c.name), e(node), e(c.name), to_string(c.status), code(c.observed),
-                         code(c.expected), e(c.detail));
+                         code(c.expected), e(c.detail) + evidence(c));
     }
   }
   if (problems == 0) out += "<tr><td colspan=\"6\">Every check passed on every node.</td></tr>\n";

@@ -45,7 +45,7 @@ Result<std::vector<NodeVerifyOutcome>> verify_from_json(std::string_view text, c
         auto cs = check_status(c.at("status").get<std::string>(), where);
         if (!cs) return std::unexpected(cs.error());
         o.checks.push_back({c.at("check").get<std::string>(), *cs, c.value("observed", ""), c.value("expected", ""),
-                            c.value("detail", "")});
+                            c.value("detail", ""), c.value("command", ""), c.value("output", "")});
       }
       outcomes.push_back(std::move(o));
     }

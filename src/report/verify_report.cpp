@@ -84,7 +84,7 @@ std::string verify_to_json(const std::vector<NodeVerifyOutcome>& outcomes) {
     nlohmann::json checks = nlohmann::json::array();
     for (const auto& c : o.checks)
       checks.push_back({{"check", c.name}, {"status", to_string(c.status)}, {"observed", c.observed},
-                        {"expected", c.expected}, {"detail", c.detail}});
+                        {"expected", c.expected}, {"detail", c.detail}, {"command", c.command}, {"output", c.output}});
     nodes.push_back({{"node", o.outcome.node}, {"status", exec::to_string(o.outcome.status)},
                      {"reason", o.outcome.reason}, {"checks", checks}});
   }
@@ -111,8 +111,14 @@ std::string verify_to_junit(const std::vector<NodeVerifyOutcome>& outcomes) {
       const auto message = xml_escape(fmt::format("observed {}, expected {}{}", c.observed, c.expected,
                                                   c.detail.empty() ? "" : " (" + c.detail + ")"));
       out += fmt::format("    <testcase classname=\"{}\" name=\"{}\">", xml_escape(o.outcome.node), xml_escape(c.name));
-      if (c.status == CheckStatus::fail) out += fmt::format("<failure message=\"{}\"/>", message);
-      if (c.status == CheckStatus::error) out += fmt::format("<error message=\"{}\"/>", message);
+      // The body holds what the check read, so a CI page shows the evidence.
+      const auto body = c.command.empty() ? std::string{} : xml_escape(fmt::format("$ {}\n{}", c.command, c.output));
+      const auto element = [&](std::string_view tag) {
+        return body.empty() ? fmt::format("<{} message=\"{}\"/>", tag, message)
+                            : fmt::format("<{0} message=\"{1}\">{2}</{0}>", tag, message, body);
+      };
+      if (c.status == CheckStatus::fail) out += element("failure");
+      if (c.status == CheckStatus::error) out += element("error");
       if (c.status == CheckStatus::skipped) out += fmt::format("<skipped message=\"{}\"/>", xml_escape(c.detail));
       out += "</testcase>\n";
     }

@@ -77,6 +77,22 @@ CREATE TABLE locks (
   since          TEXT NOT NULL
 );
 )sql",
+      // Version 2: verify check results per run and node, for `gpuctl report`.
+      R"sql(
+CREATE TABLE check_results (
+  run_id     INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  node       TEXT NOT NULL,
+  position   INTEGER NOT NULL,
+  check_name TEXT NOT NULL,
+  status     TEXT NOT NULL CHECK (status IN ('pass', 'fail', 'error', 'skipped')),
+  observed   TEXT NOT NULL DEFAULT '',
+  expected   TEXT NOT NULL DEFAULT '',
+  detail     TEXT NOT NULL DEFAULT '',
+  command    TEXT NOT NULL DEFAULT '',
+  output     TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (run_id, node, position)
+);
+)sql",
   };
 }
 

@@ -1,5 +1,7 @@
 #include <gpuctl/verify/checks.hpp>
 
+#include "check_sources.hpp"
+
 #include <gpuctl/facts/slurm.hpp>
 #include <gpuctl/plan/plan.hpp>
 #include <gpuctl/util/strings.hpp>
@@ -366,6 +368,7 @@ std::vector<CheckResult> run_checks(const std::vector<std::string>& names, const
     const auto it = registry().find(name);
     CheckResult result = it == registry().end() ? cannot_run(fmt::format("unknown check '{}'", name)) : it->second(input);
     result.name = name;
+    if (result.status == CheckStatus::fail || result.status == CheckStatus::error) cite_source(result, input);
     results.push_back(std::move(result));
   }
   return results;

@@ -3,7 +3,11 @@
 # the example cluster (tests/data/verify/cluster-verify.json) with the example inventory's
 # groups; headless Chromium loads the page, runs its script (filters preset from the URL) and
 # dumps the DOM, which must hold the grid. Also a screenshot: with GPUCTL_SCREENSHOT=FILE it is
-# kept there (docs/images/verify-report.png is made so). Read-only; exit 77 without chromium.
+# kept there (docs/images/verify-report.png is made so). Failed checks show the command they
+# read. Then a real recorded run: `verify --connection local` on this host (read-only; no GPUs
+# here, so checks fail) into a private state database, and `gpuctl report last --html` renders
+# it from the run history; its JSON must equal the live verify's, and Chromium must show the
+# failed check's command in that page too. Exit 77 without chromium.
 set -euo pipefail
 : "${GPUCTL:?GPUCTL must point at the gpuctl binary}" "${GPUCTL_SOURCE_DIR:?}"
 chromium=$(command -v chromium || command -v chromium-browser || true)
@@ -79,8 +83,67 @@ shown = sorted(n for n, visible in failed.rows.items() if visible)
 assert shown == ["gpu03", "gpu05", "gpu07"], shown
 PY
 
+# Evidence of failures: the command each failed check read, in the DOM as Chromium built it.
+python3 - "$work/dom-all.html" <<'PY' || fail "the failures' commands are not in the page"
+import re, sys
+dom = open(sys.argv[1]).read()
+row = re.search(r'<tr [^>]*id="p-gpu03-gpu_count".*?</tr>', dom, re.S).group(0)
+assert '<code class="command">$ nvidia-smi --query-gpu=' in row, row
+assert re.search(r'<pre class="output">0, NVIDIA H100', row), row
+row = re.search(r'<tr [^>]*id="p-gpu07-driver_version".*?</tr>', dom, re.S).group(0)
+assert '$ cat /proc/driver/nvidia/version' in row and 'NVRM version' in row, row
+PY
+
 browse "file://$work/report.html" --window-size=1500,1000 --screenshot="$work/report.png" >/dev/null ||
   fail "screenshot failed: $(tail -5 "$work/chromium.log")"
 [ "$(head -c 8 "$work/report.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "the screenshot is not a PNG"
 if [ -n "${GPUCTL_SCREENSHOT:-}" ]; then cp "$work/report.png" "$GPUCTL_SCREENSHOT"; fi
-echo "PASS: verify HTML report rendered and checked in headless Chromium"
+# --- a past run's report, from the run history -------------------------------------------------
+export GPUCTL_STATE_DIR=$work/state
+cat >"$work/local.yaml" <<'YAML'
+cluster:
+  name: e2e-report
+  os_family: debian
+  nvidia:
+    driver_branch: "570"
+    driver_version: "570.133.20"
+    cuda: "12.8"
+    repository:
+      url: https://developer.download.nvidia.com/compute/cuda/repos/debian12/x86_64/
+      key_url: https://developer.download.nvidia.com/compute/cuda/repos/debian12/x86_64/3bf863cc.pub
+defaults:
+  connection: local
+  gpu: {model: H100, count: 8}
+groups:
+  gpu:
+    hosts: "n1"
+YAML
+rc=0
+"$GPUCTL" verify "$work/local.yaml" --no-progress --json >"$work/live.json" 2>"$work/live.err" || rc=$?
+[ "$rc" = 3 ] || fail "local verify exited $rc, expected 3 (no GPUs here): $(tail -5 "$work/live.err")"
+"$GPUCTL" report last --html "$work/run.html" --json "$work/run.json" --junit "$work/run.xml" >"$work/run.txt" 2>&1 ||
+  fail "report last: $(cat "$work/run.txt")"
+run_id=$(sed -n 's/^Run \([0-9][0-9]*\): verify (failed), .*/\1/p' "$work/run.txt")
+[ -n "$run_id" ] || fail "report printed no 'Run N: verify (failed)' line: $(head -3 "$work/run.txt")"
+cmp -s "$work/live.json" "$work/run.json" || fail "the recorded report differs from the live verify:
+$(diff "$work/live.json" "$work/run.json" | head -20)"
+"$GPUCTL" report "$run_id" --html "$work/run-by-id.html" >/dev/null || fail "report $run_id failed"
+cmp -s "$work/run.html" "$work/run-by-id.html" || fail "report last and report $run_id differ"
+grep -Eq '<(failure|error) message=[^>]*>\$ cat /proc/modules' "$work/run.xml" || fail "JUnit lacks the command: $(head -c 2000 "$work/run.xml")"
+rc=0; "$GPUCTL" report 99999 >"$work/none.txt" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q "no run 99999" "$work/none.txt" || fail "report of an unknown run: rc $rc, $(cat "$work/none.txt")"
+rc=0; "$GPUCTL" report latest >"$work/bad.txt" 2>&1 || rc=$?
+[ "$rc" = 2 ] || fail "report latest: rc $rc, $(cat "$work/bad.txt")"
+
+browse "file://$work/run.html" --dump-dom >"$work/dom-run.html" || fail "chromium failed: $(tail -5 "$work/chromium.log")"
+python3 - "$work/dom-run.html" "$run_id" <<'PY' || fail "the recorded run's page is not the expected report"
+import re, sys
+dom, run_id = open(sys.argv[1]).read(), sys.argv[2]
+assert re.search(r'<body[^>]*data-ready="1"', dom), "the page's script did not run"
+assert f"gpuctl verify (run {run_id})" in dom
+cell = re.search(r'<td class="cell" data-check="nvidia_loaded" data-status="(fail|error)"', dom)
+assert cell, "nvidia_loaded did not fail on a host without GPUs"
+row = re.search(r'<tr [^>]*id="p-n1-nvidia_loaded".*?</tr>', dom, re.S).group(0)
+assert '<code class="command">$ cat /proc/modules</code>' in row, row
+PY
+echo "PASS: verify HTML reports (saved result and recorded run $run_id) rendered and checked in headless Chromium"

@@ -60,8 +60,8 @@ TEST(StateStore, MigratesAnEmptyFileToTheNewestSchema) {
   const auto path = dir.path() + "/state.db";
   std::ofstream(path).close();   // an empty file, as a crashed first start would leave
   auto store = open_store(path);
-  EXPECT_EQ(store->schema_version(), 1);
-  EXPECT_EQ(static_cast<int>(builtin_migrations().size()), 1);
+  EXPECT_EQ(store->schema_version(), 2);
+  EXPECT_EQ(static_cast<int>(builtin_migrations().size()), 2);
   auto started = store->begin_run(new_run("/inv.yaml"), LockMode::exclusive);
   ASSERT_TRUE(started) << started.error().to_string();
   EXPECT_GT(started->id, 0);
@@ -98,7 +98,7 @@ TEST(StateStore, UpgradesAnOlderSchemaWithTheNextMigration) {
   StoreOptions v2;
   v2.migrations.push_back("ALTER TABLE runs ADD COLUMN note TEXT NOT NULL DEFAULT ''");
   auto store = open_store(path, v2);
-  EXPECT_EQ(store->schema_version(), 2);
+  EXPECT_EQ(store->schema_version(), 3);
   // The v1 data path still works on the upgraded schema.
   auto started = store->begin_run(new_run("/inv.yaml"), LockMode::none);
   ASSERT_TRUE(started) << started.error().to_string();
@@ -115,7 +115,7 @@ TEST(StateStore, RefusesASchemaNewerThanItKnows) {
   }
   auto store = StateStore::open(path);
   ASSERT_FALSE(store);
-  EXPECT_NE(store.error().message.find("schema version 2 is newer"), std::string::npos) << store.error().message;
+  EXPECT_NE(store.error().message.find("schema version 3 is newer"), std::string::npos) << store.error().message;
 }
 
 TEST(StateStore, RefusesAFileThatIsNotADatabase) {
@@ -288,6 +288,74 @@ TEST(StateStore, ListsRunsNewestFirstAndByNode) {
   ASSERT_EQ(gpu01.size(), 2u);
   EXPECT_EQ(gpu01[0].id, ids[2]);
   EXPECT_EQ(gpu01[1].id, ids[0]);
+}
+
+}  // namespace
+}  // namespace gpuctl::state
+
+namespace gpuctl::state {
+namespace {
+
+TEST(StateStoreChecks, AVersionOneDatabaseGainsTheCheckResultsTableAndKeepsItsRuns) {
+  TempDir dir;
+  const auto path = dir.path() + "/state.db";
+  RunId old_run = 0;
+  {
+    StoreOptions v1;
+    v1.migrations = {builtin_migrations().front()};
+    auto store = open_store(path, v1);
+    EXPECT_EQ(store->schema_version(), 1);
+    old_run = store->begin_run(new_run("/inv.yaml"), LockMode::none)->id;
+  }
+  auto store = open_store(path);
+  EXPECT_EQ(store->schema_version(), 2);
+  ASSERT_TRUE(store->get_run(old_run));
+  ASSERT_TRUE(store->record_checks(old_run, "gpu01", {{"gpu_count", "pass", "8", "8", "", "", ""}}));
+  EXPECT_EQ(store->check_results(old_run)->size(), 1u);
+}
+
+TEST(StateStoreChecks, RoundTripsEveryFieldInOrderAndALaterAttemptReplacesTheNodes) {
+  TempDir dir;
+  auto store = open_store(dir.path() + "/state.db");
+  const auto run = store->begin_run(new_run("/inv.yaml"), LockMode::none)->id;
+  const CheckRecord failed{"gpu_count", "fail", "7", "8", "a GPU fell off", "nvidia-smi --query-gpu=index",
+                           "0\n1\n'quoted' \"text\"\n"};
+  ASSERT_TRUE(store->record_checks(run, "gpu02", {{"nvidia_loaded", "error", "", "", "x", "cat /proc/modules", ""}}));
+  ASSERT_TRUE(store->record_checks(run, "gpu02", {{"nvidia_loaded", "pass", "loaded", "loaded", "", "", ""}, failed}));
+  ASSERT_TRUE(store->record_checks(run, "gpu01", {{"nvidia_loaded", "pass", "loaded", "loaded", "", "", ""}}));
+  auto back = store->check_results(run);
+  ASSERT_TRUE(back) << back.error().to_string();
+  ASSERT_EQ(back->size(), 2u);
+  EXPECT_EQ((*back)[0].first, "gpu01");
+  EXPECT_EQ((*back)[1].first, "gpu02");
+  ASSERT_EQ((*back)[1].second.size(), 2u) << "the second attempt replaced the first";
+  EXPECT_EQ((*back)[1].second[0].status, "pass");
+  const auto& c = (*back)[1].second[1];
+  EXPECT_EQ(std::tie(c.check, c.status, c.observed, c.expected, c.detail, c.command, c.output),
+            std::tie(failed.check, failed.status, failed.observed, failed.expected, failed.detail, failed.command,
+                     failed.output));
+}
+
+TEST(StateStoreChecks, RejectsAnUnknownStatusAndWritesNothingOfThatNode) {
+  TempDir dir;
+  auto store = open_store(dir.path() + "/state.db");
+  const auto run = store->begin_run(new_run("/inv.yaml"), LockMode::none)->id;
+  ASSERT_TRUE(store->record_checks(run, "gpu01", {{"a", "pass", "", "", "", "", ""}}));
+  EXPECT_FALSE(store->record_checks(run, "gpu01", {{"a", "fail", "", "", "", "", ""}, {"b", "bogus", "", "", "", "", ""}}));
+  const auto back = store->check_results(run);
+  ASSERT_EQ(back->size(), 1u);
+  ASSERT_EQ(back->front().second.size(), 1u) << "the failed write rolled back, the earlier one stays";
+  EXPECT_EQ(back->front().second[0].status, "pass");
+}
+
+TEST(StateStoreChecks, LatestRunWithChecksSkipsRunsWithoutThem) {
+  TempDir dir;
+  auto store = open_store(dir.path() + "/state.db");
+  EXPECT_EQ(store->latest_run_with_checks().error().code, ErrorCode::not_found);
+  const auto verified = store->begin_run(new_run("/inv.yaml"), LockMode::none)->id;
+  ASSERT_TRUE(store->record_checks(verified, "gpu01", {{"a", "pass", "", "", "", "", ""}}));
+  (void)store->begin_run(new_run("/inv.yaml"), LockMode::none);   // a later plan: no checks
+  EXPECT_EQ(store->latest_run_with_checks().value(), verified);
 }
 
 }  // namespace

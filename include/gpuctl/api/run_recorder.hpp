@@ -1,6 +1,6 @@
 #pragma once
 // Writes a run into the state store as it happens: each node's steps when they start and end
-// (so a killed run leaves its in-flight steps visible), the plan, facts snapshots with the GPU
+// (so a killed run leaves its in-flight steps visible), verify check results, the plan, facts snapshots with the GPU
 // slot history, each node's outcome, and the run's end. A RunHooks, so it sits next to the
 // progress display (TeeHooks). Thread-safe. A failed write never stops the run: the
 // first error is kept for the caller to report (first_error). Does file I/O (the store).
@@ -30,6 +30,9 @@ class RunRecorder : public RunHooks {
   void on_step_start(const std::string& node, const std::string& step) override;
   void on_step_done(const std::string& node, const std::string& step, StepStatus status,
                     std::chrono::milliseconds duration) override;
+
+  // Stores the node's check results (replacing an earlier attempt's in this run).
+  void on_checks_done(const std::string& node, const std::vector<CheckResult>& checks) override;
 
   void record_plan(const Plan& plan);
   // Every node whose facts the session gathered: a snapshot and its GPUs' slots.

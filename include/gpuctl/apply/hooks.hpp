@@ -8,10 +8,12 @@
 #include <chrono>
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace gpuctl {
 
 struct Change;
+struct CheckResult;
 
 enum class StepStatus { ok, changed, failed, skipped };
 std::string_view to_string(StepStatus status);
@@ -33,6 +35,9 @@ class RunHooks {
   virtual void on_command(const std::string& /*node*/, const std::string& /*command*/, int /*exit_code*/,
                           std::chrono::milliseconds /*duration*/, const std::string& /*output*/) {}
   virtual void on_message(const std::string& /*node*/, const std::string& /*text*/) {}
+  // A node's verify checks ran (verify, or apply's verify of a drained node; a retried verify
+  // reports each attempt): for the run history.
+  virtual void on_checks_done(const std::string& /*node*/, const std::vector<CheckResult>& /*checks*/) {}
 };
 
 }  // namespace gpuctl

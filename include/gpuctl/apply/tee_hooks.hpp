@@ -45,6 +45,9 @@ class TeeHooks : public RunHooks {
   void on_message(const std::string& node, const std::string& text) override {
     for (auto* p : m_parts) p->on_message(node, text);
   }
+  void on_checks_done(const std::string& node, const std::vector<CheckResult>& checks) override {
+    for (auto* p : m_parts) p->on_checks_done(node, checks);
+  }
   void on_node_done(const exec::NodeOutcome& outcome) override {
     for (auto* p : m_parts) p->on_node_done(outcome);
   }

@@ -39,6 +39,14 @@ struct ProbeOutput {
 // The names of the probes, in the order the script runs them.
 std::vector<std::string> probe_names();
 
+// The command an operator would type to see what probe `name` saw (pure); the probe's own
+// shell text when it has no simpler form, empty for an unknown name.
+std::string probe_command(std::string_view name, const CollectOptions& options = {});
+
+// `text` cut to at most `limit` bytes on a line boundary where one is near, with a note of
+// how much was left out (pure).
+std::string trim_output(std::string_view text, std::size_t limit);
+
 // The batch script (pure). Each probe prints:
 //   @@gpuctl-<nonce> begin NAME\n<stdout>\n@@gpuctl-<nonce> end NAME rc=N\n<stderr>\n@@gpuctl-<nonce> stderr-end NAME
 std::string build_probe_script(std::string_view nonce, const CollectOptions& options = {});

@@ -3,6 +3,7 @@
 // Each fact comes from a command plus a pure parser (facts/parsers.hpp). A fact that could
 // not be gathered is "absent" with its reason; it is never silently defaulted.
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -91,6 +92,16 @@ struct NvlinkGpu {
   std::string note;                    // any other line nvidia-smi printed for this GPU
 };
 
+// Where a fact came from, so a failed check can cite it: the command an operator would type to
+// see the same thing, and what it printed (stdout, then stderr under "[stderr]"), cut to
+// k_source_output_limit bytes. Only system command output: never file contents gpuctl pushed.
+struct FactSource {
+  std::string command;                 // "nvidia-smi --query-gpu=... --format=csv,noheader,nounits"
+  std::string output;
+  int exit_code = 0;
+};
+inline constexpr std::size_t k_source_output_limit = 4096;
+
 struct NodeFacts {
   std::string node;
   Fact<OsRelease> os;
@@ -107,6 +118,7 @@ struct NodeFacts {
   Fact<std::vector<NvlinkGpu>> nvlink; // nvidia-smi nvlink -s; empty when no GPU lists a link
   std::map<std::string, std::string> packages;  // installed dpkg packages we care about: name -> version
   std::string packages_absent_reason;  // why `packages` is empty when dpkg-query could not run
+  std::map<std::string, FactSource> sources{};  // by probe name (facts/collect.hpp); not in facts JSON
 
   bool module_loaded(std::string_view name) const;
 };

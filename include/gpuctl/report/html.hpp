@@ -1,7 +1,8 @@
 #pragma once
 // The verify report as one self-contained HTML page (inline CSS and JS, no external assets):
 // a nodes x checks grid coloured by result, filters by node status and group, and for every
-// check that did not pass its observed and expected values and detail. Pure.
+// check that did not pass its observed and expected values, detail, and the node command it
+// read with that command's output (folded in a <details>). Pure.
 
 #include <gpuctl/api/session.hpp>
 

@@ -88,6 +88,18 @@ struct FactsSnapshot {
   std::string facts_json;
 };
 
+// One verify check's result on a node in a run (verify/checks.hpp CheckResult, as text):
+// from `gpuctl verify` and from apply's verify of a drained node.
+struct CheckRecord {
+  std::string check;
+  std::string status;             // pass | fail | error | skipped
+  std::string observed;
+  std::string expected;
+  std::string detail;
+  std::string command;            // the node command the check read (non-passes only)
+  std::string output;             // its output, trimmed
+};
+
 // One GPU seen in a slot (nvidia-smi index) of a node.
 struct GpuObservation {
   int slot = 0;
@@ -121,7 +133,7 @@ struct RunQuery {
 };
 
 // SQL that migrates the schema from version i to i+1 is migrations[i]. The built-in list
-// (schema version 1) is the default; tests pass a longer one to exercise an upgrade.
+// (schema version 2) is the default; tests pass a longer one to exercise an upgrade.
 std::vector<std::string> builtin_migrations();
 
 struct StoreOptions {
@@ -171,6 +183,10 @@ class StateStore {
   Result<void> record_facts(RunId run, const std::string& node, const std::string& facts_json,
                             const std::vector<GpuObservation>& gpus);
 
+  // Replaces the check results of `node` in `run` with `checks` (in their order), in one
+  // transaction: a verify retried within a run keeps only its last attempt.
+  Result<void> record_checks(RunId run, const std::string& node, const std::vector<CheckRecord>& checks);
+
   // Reading back, for history and show.
   Result<std::vector<RunRecord>> list_runs(const RunQuery& query);
   Result<RunRecord> get_run(RunId run);     // not_found when there is no such run
@@ -180,6 +196,10 @@ class StateStore {
   // The latest snapshot of `node` before or in `before_run` (0: any); not_found when none.
   Result<FactsSnapshot> latest_facts(const std::string& node, RunId before_run = 0);
   Result<std::vector<GpuSlotRecord>> gpu_slot_history(const std::string& node);
+  // The check results of a run: node -> checks in recorded order; empty when none were recorded.
+  Result<std::vector<std::pair<std::string, std::vector<CheckRecord>>>> check_results(RunId run);
+  // The newest run that recorded check results; not_found when there is none.
+  Result<RunId> latest_run_with_checks();
 
   // The run holding the lock of `inventory_path`, if any.
   Result<std::optional<RunRecord>> lock_holder(const std::string& inventory_path);

@@ -23,6 +23,10 @@ struct CheckResult {
   std::string observed;
   std::string expected;
   std::string detail;      // why it failed or could not run
+  // For a check that failed or could not run: the node command whose output it read, and that
+  // output (facts::trim_output, at most ~4 KiB). Empty for passes and for checks of local data.
+  std::string command{};   // (default member initializers: older brace-inits stay warning-free)
+  std::string output{};
 };
 
 struct CheckInput {
@@ -39,7 +43,8 @@ struct CheckInfo {
 };
 const std::vector<CheckInfo>& known_checks();
 
-// Runs the named checks in order. An unknown name yields an `error` result naming it.
+// Runs the named checks in order. An unknown name yields an `error` result naming it. Results
+// that are not a pass cite their source (command, output) from the gathered state.
 std::vector<CheckResult> run_checks(const std::vector<std::string>& names, const CheckInput& input);
 
 }  // namespace gpuctl

@@ -1,0 +1,80 @@
+// `gpuctl report RUN`: the verify report of a past run, from the run history: the table on
+// stdout, and the same HTML, JSON, JUnit and Prometheus files `gpuctl verify` writes. Contacts
+// no node.
+#include "command_registry.hpp"
+#include "local_files.hpp"
+#include "state_support.hpp"
+
+#include <gpuctl/report/html.hpp>
+#include <gpuctl/report/prometheus.hpp>
+#include <gpuctl/report/reports.hpp>
+#include <gpuctl/report/run_report.hpp>
+
+#include <ctime>
+#include <fmt/format.h>
+
+namespace gpuctl::cli {
+namespace {
+
+struct ReportCliOptions {
+  StateCliOptions state;
+  std::string run;
+  std::string html;
+  std::string json;
+  std::string junit;
+  std::string prom;
+};
+
+int run_report(const ReportCliOptions& options) {
+  auto store = open_state(options.state);
+  if (!store) return k_exit_error;
+  auto id = resolve_report_run(*store, options.run);
+  auto report = id ? load_run_report(*store, *id) : std::unexpected(id.error());
+  if (!report) {
+    fmt::print(stderr, "gpuctl: {}\n", report.error().to_string());
+    return report.error().code == ErrorCode::invalid_argument ? k_exit_usage : k_exit_error;
+  }
+  const auto& run = report->run;
+  const auto when = run.finished.empty() ? run.started : run.finished;
+  std::vector<std::pair<std::string, std::string>> files;
+  if (!options.html.empty()) {
+    HtmlReportInfo info;
+    info.title = fmt::format("gpuctl {} (run {})", run.command, run.id);
+    info.generated_at = when;
+    files.emplace_back(options.html, render_verify_html(report->outcomes, info));
+  }
+  if (!options.json.empty()) files.emplace_back(options.json, verify_to_json(report->outcomes));
+  if (!options.junit.empty()) files.emplace_back(options.junit, verify_to_junit(report->outcomes));
+  if (!options.prom.empty())
+    files.emplace_back(options.prom, verify_to_prometheus(report->outcomes, unix_time_of(when).value_or(std::time(nullptr))));
+  for (const auto& [path, content] : files)
+    if (auto written = write_local_file_atomically(path, content); !written) {
+      fmt::print(stderr, "gpuctl: {}\n", written.error().to_string());
+      return k_exit_error;
+    }
+  fmt::print("Run {}: {} ({}), {} by {}\n\n{}", run.id, run.command, to_string(run.status), when, run.process.who,
+             render_verify_table(report->outcomes));
+  return k_exit_ok;
+}
+
+void register_report_command(CLI::App& app, GlobalOptions&, int& exit_code) {
+  static ReportCliOptions options;
+  auto* cmd = app.add_subcommand(
+      "report",
+      "Render the verify report of a recorded run again, from the run history (no node is contacted): the table on "
+      "stdout, and HTML, JSON, JUnit or Prometheus files like verify writes. RUN is a run id from gpuctl history, "
+      "or 'last' for the newest run with check results.\n"
+      "Exit codes: 0 rendered, 1 no such run or it recorded no check results, 2 RUN is neither a number nor last.\n"
+      "Example: gpuctl report last --html verify.html");
+  add_state_option(*cmd, options.state);
+  cmd->add_option("RUN", options.run, "Run id (from gpuctl history) or 'last'")->required();
+  cmd->add_option("--html", options.html, "Write a self-contained HTML report (nodes x checks grid)");
+  cmd->add_option("--json", options.json, "Write the results as JSON (the format of verify --json)");
+  cmd->add_option("--junit", options.junit, "Write JUnit XML");
+  cmd->add_option("--prom", options.prom, "Write node_exporter textfile-collector metrics (timestamp: the run's end)");
+  cmd->callback([&] { exit_code = run_report(options); });
+}
+
+}  // namespace
+GPUCTL_COMMAND(720, register_report_command);
+}  // namespace gpuctl::cli
