@@ -37,8 +37,18 @@ NodeWorkflowReport reimage(const WorkflowContext& context, const ReimageOptions&
       report.host_key_replaced = true;
     }
   }
-  // Apply drains the node in Slurm around disruptive changes and resumes it once it verifies.
+  // A node Slurm still knows (re-imaged with its Slurm packages, or scontrol answering from
+  // an earlier install) is drained first; a wiped one is not in Slurm until apply installs it.
+  auto transport = context.factory(node);
+  if (!transport) {
+    workflow::stop(context, report, exec::NodeStatus::unreachable, transport.error().to_string());
+    return report;
+  }
+  const bool drained = workflow::drain_before_work(context, **transport, report, "reimage");
+  transport->reset();  // the session opens its own connection
+  if (!drained) return report;
   workflow::converge_verify_record(context, report);
+  workflow::settle_drain(context, report);
   return report;
 }
 

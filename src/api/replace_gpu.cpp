@@ -100,6 +100,36 @@ Result<std::vector<facts::GpuChange>> changes_since_last_replacement(const Workf
   return facts::compare_gpus(before, current);
 }
 
+// The node is out of service: check the counts, clear the new cards' ECC counters, converge,
+// verify, record.
+void replace_cards(const WorkflowContext& context, std::unique_ptr<Transport> transport, NodeWorkflowReport& report) {
+  auto pci = count_pci_gpus(*transport);
+  if (!pci) {
+    workflow::stop(context, report, exec::NodeStatus::failed, pci.error().to_string());
+    return;
+  }
+  report.pci_gpus = *pci;
+  if (const auto problem = count_problem(report); !problem.empty()) {
+    workflow::stop(context, report, exec::NodeStatus::failed, problem + "; reseat or replace the card first");
+    return;
+  }
+  for (const auto& change : report.changes) {
+    if (change.kind == facts::GpuChangeKind::removed) continue;
+    if (auto reset = reset_ecc(*transport, change.slot); !reset) {
+      workflow::stop(context, report, exec::NodeStatus::failed,
+                     fmt::format("resetting ECC counters of GPU {}: {}", change.slot, reset.error().to_string()));
+      return;
+    }
+    report.ecc_reset_slots.push_back(change.slot);
+  }
+  if (auto restarted = restart_persistenced(*transport); !restarted) {
+    workflow::stop(context, report, exec::NodeStatus::failed, restarted.error().to_string());
+    return;
+  }
+  transport.reset();  // the session opens its own connection
+  workflow::converge_verify_record(context, report);
+}
+
 }  // namespace
 
 Result<NodeWorkflowReport> replace_gpu(const WorkflowContext& context) {
@@ -153,31 +183,11 @@ Result<NodeWorkflowReport> replace_gpu(const WorkflowContext& context) {
                                report.compared_taken, report.compared_run));
     return report;
   }
-  auto pci = count_pci_gpus(**transport);
-  if (!pci) {
-    workflow::stop(context, report, exec::NodeStatus::failed, pci.error().to_string());
-    return report;
+  // Out of service before anything touches the cards; back once the node verified.
+  if (workflow::drain_before_work(context, **transport, report, "replace-gpu")) {
+    replace_cards(context, std::move(*transport), report);
+    workflow::settle_drain(context, report);
   }
-  report.pci_gpus = *pci;
-  if (const auto problem = count_problem(report); !problem.empty()) {
-    workflow::stop(context, report, exec::NodeStatus::failed, problem + "; reseat or replace the card first");
-    return report;
-  }
-  for (const auto& change : report.changes) {
-    if (change.kind == facts::GpuChangeKind::removed) continue;
-    if (auto reset = reset_ecc(**transport, change.slot); !reset) {
-      workflow::stop(context, report, exec::NodeStatus::failed,
-                     fmt::format("resetting ECC counters of GPU {}: {}", change.slot, reset.error().to_string()));
-      return report;
-    }
-    report.ecc_reset_slots.push_back(change.slot);
-  }
-  if (auto restarted = restart_persistenced(**transport); !restarted) {
-    workflow::stop(context, report, exec::NodeStatus::failed, restarted.error().to_string());
-    return report;
-  }
-  transport->reset();  // the session opens its own connection
-  workflow::converge_verify_record(context, report);
   return report;
 }
 

@@ -21,11 +21,6 @@ struct Session::NodeData {
 
 namespace {
 
-bool is_connection_error(const Error& error) {
-  return error.code == ErrorCode::transport || error.code == ErrorCode::auth || error.code == ErrorCode::host_key ||
-         error.code == ErrorCode::timeout;
-}
-
 exec::TaskResult from_error(const Error& error) {
   return {is_connection_error(error) ? exec::NodeStatus::unreachable : exec::NodeStatus::failed, error.to_string()};
 }
@@ -174,7 +169,7 @@ exec::TaskResult Session::apply_changes(std::size_t i, const NodePlan& node_plan
   exec::TaskResult verified;
   for (int attempt = 0; attempt < 6; ++attempt) {
     if (attempt > 0) std::this_thread::sleep_for(m_options.settle_poll);
-    verified = verify_one(i, true, checks);
+    verified = verify_one(i, IgnoredDrain::own, checks);
     if (verified.status == exec::NodeStatus::ok) break;
     if (m_options.cancel && m_options.cancel->cancelled()) break;
   }
@@ -232,12 +227,12 @@ std::vector<NodeApplyOutcome> Session::apply(const Plan& plan, bool check_fresh)
   return results;
 }
 
-exec::TaskResult Session::verify_one(std::size_t i, bool own_drain, std::vector<CheckResult>& checks) {
+exec::TaskResult Session::verify_one(std::size_t i, IgnoredDrain ignored, std::vector<CheckResult>& checks) {
   auto data = prepare(i);
   if (!data) return from_error(data.error());
   NodeState state = *(*data)->state;
-  if (own_drain && state.slurm_node && state.slurm_node->exit_code == 0)
-    state.slurm_node->output = without_own_drain(state.slurm_node->output);
+  if (ignored != IgnoredDrain::none && state.slurm_node && state.slurm_node->exit_code == 0)
+    state.slurm_node->output = without_own_drain(state.slurm_node->output, ignored == IgnoredDrain::any);
   // The all-reduce runs only here (never in plan), and only where the inventory declares it.
   const auto checks_wanted = (*data)->program->checks();
   const auto& nccl_spec = m_nodes[i]->gpu.nccl_allreduce;
@@ -258,12 +253,12 @@ exec::TaskResult Session::verify_one(std::size_t i, bool own_drain, std::vector<
   return {exec::NodeStatus::ok, {}};
 }
 
-std::vector<NodeVerifyOutcome> Session::verify() {
+std::vector<NodeVerifyOutcome> Session::verify(IgnoredDrain ignored) {
   std::vector<NodeVerifyOutcome> results(m_nodes.size());
   const auto options = executor_options("verify");
   const auto outcomes = exec::run_on_nodes(m_nodes, [&](std::size_t i, const Node& node) -> exec::TaskResult {
     m_hooks.on_node_start(node.name, "verify");
-    return verify_one(i, false, results[i].checks);
+    return verify_one(i, ignored, results[i].checks);
   }, options);
   for (std::size_t i = 0; i < outcomes.size(); ++i) results[i].outcome = outcomes[i];
   return results;

@@ -17,6 +17,23 @@ std::vector<const CheckResult*> failed_checks(const NodeWorkflowReport& report) 
 
 std::string or_dash(const std::string& text) { return text.empty() ? "-" : text; }
 
+std::string render_slurm(const NodeWorkflowReport& report) {
+  if (!report.slurm_decision) return {};
+  switch (*report.slurm_decision) {
+    case DrainDecision::not_in_slurm: return "  Slurm: the node is not in Slurm; no drain\n";
+    case DrainDecision::drained_by_other:
+      return fmt::format("  Slurm: already drained by someone else (reason: {}); {}\n", report.slurm_drain_reason,
+                         report.slurm_resumed ? "verified, resumed (--resume)"
+                                              : "left drained (resume it yourself, or run again with --resume)");
+    case DrainDecision::drain: break;
+  }
+  std::string out = fmt::format("  Slurm: drained (reason \"{}\"), its jobs ended\n", report.slurm_drain_reason);
+  if (report.slurm_resumed) out += "  Slurm: verified, resumed\n";
+  else if (!report.slurm_left_drained.empty())
+    out += fmt::format("  Slurm: left drained (reason \"{}\")\n", report.slurm_left_drained);
+  return out;
+}
+
 }  // namespace
 
 std::string workflow_report_to_json(const NodeWorkflowReport& report) {
@@ -39,6 +56,13 @@ std::string workflow_report_to_json(const NodeWorkflowReport& report) {
   doc["host_key"] = {{"state", report.host_key_state},
                      {"replaced", report.host_key_replaced},
                      {"fingerprint", report.host_key_fingerprint}};
+  ordered_json slurm = nullptr;
+  if (report.slurm_decision)
+    slurm = {{"decision", to_string(*report.slurm_decision)},
+             {"drain_reason", report.slurm_drain_reason},
+             {"resumed", report.slurm_resumed},
+             {"left_drained", report.slurm_left_drained}};
+  doc["slurm"] = slurm;
   ordered_json apply = nullptr;
   for (const auto& a : report.apply)
     apply = {{"status", exec::to_string(a.outcome.status)}, {"reason", a.outcome.reason}};
@@ -72,6 +96,7 @@ std::string render_workflow_report(const NodeWorkflowReport& report) {
   if (!report.host_key_state.empty())
     out += fmt::format("{}: host key {}{} {}\n", report.node, report.host_key_state,
                        report.host_key_replaced ? ", replaced in known_hosts" : "", report.host_key_fingerprint);
+  out += render_slurm(report);
   for (const auto& a : report.apply)
     out += fmt::format("  apply: {}{}\n", exec::to_string(a.outcome.status),
                        a.outcome.reason.empty() ? "" : " (" + a.outcome.reason + ")");

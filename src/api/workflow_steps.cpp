@@ -26,7 +26,11 @@ void converge_verify_record(const WorkflowContext& context, NodeWorkflowReport& 
       }
     }
   }
-  report.verify = context.session.verify();
+  // The workflow's own drain, or one it reports as someone else's, is not a verify failure.
+  const auto ignored = report.slurm_decision == DrainDecision::drain              ? IgnoredDrain::own
+                       : report.slurm_decision == DrainDecision::drained_by_other ? IgnoredDrain::any
+                                                                                  : IgnoredDrain::none;
+  report.verify = context.session.verify(ignored);
   // The facts of the verify: after every change, so they are what the node is now.
   context.recorder.record_facts(context.session);
   context.recorder.record_outcomes(report.verify);

@@ -81,13 +81,13 @@ std::string verify_failed_reason(std::string_view check) {
   return fmt::format("{}: verify failed: {}", k_drain_reason_prefix, check);
 }
 
-std::string without_own_drain(std::string_view scontrol_output) {
+std::string without_own_drain(std::string_view scontrol_output, bool any_reason) {
   const auto info = facts::parse_scontrol_node(scontrol_output);
   if (!info) return std::string(scontrol_output);
   // slurmctld (ReturnToService=0, the default) marks a node that rebooted without
   // `scontrol reboot` DOWN with this reason, replacing gpuctl's: part of gpuctl's own work.
   const bool rebooted = info->reason.starts_with(k_unexpected_reboot_reason) && info->has_state("DRAIN");
-  if (!rebooted && (!is_drained(*info) || !info->reason.starts_with(k_drain_reason_prefix)))
+  if (!rebooted && (!is_drained(*info) || !(any_reason || info->reason.starts_with(k_drain_reason_prefix))))
     return std::string(scontrol_output);
   std::string result;
   for (const auto& line : util::split_lines(scontrol_output)) {

@@ -150,11 +150,7 @@ void register_apply_command(CLI::App& app, GlobalOptions& globals, int& exit_cod
   cmd->add_flag("--json", options.json, "Per-node results as JSON on stdout");
   cmd->add_option("--reboot-timeout", options.reboot_timeout_s, "Seconds a node may take to come back from a reboot")
       ->check(CLI::Range(5, 7200));
-  cmd->add_option("--drain-timeout", options.drain_timeout_s,
-                  "With Slurm enabled: seconds to wait for a drained node's jobs to end before a reboot or driver "
-                  "change (the node then fails, left drained)")
-      ->check(CLI::Range(0, 7 * 24 * 3600))
-      ->default_str("3600");
+  add_drain_timeout_option(*cmd, options.drain_timeout_s);
   cmd->add_option("--batch-size", options.batch_size,
                   "Apply N nodes (or P% of them) at a time, batch after batch (default: all at once)");
   cmd->add_option("--max-fail", options.max_fail,

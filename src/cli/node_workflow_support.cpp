@@ -41,6 +41,10 @@ void add_node_workflow_options(CLI::App& command, NodeWorkflowCliOptions& option
   command.add_option("-p,--playbook", options.target.playbooks,
                      "Playbook name or file (repeatable; default: gpu-node and head-node)");
   command.add_option("--templates", options.target.templates_dir, "Directory of templates (default: the shipped ones)");
+  add_drain_timeout_option(command, options.drain_timeout_s);
+  command.add_flag("--resume", options.resume,
+                   "Also resume the node in Slurm when someone else drained it (e.g. you, before the swap), once "
+                   "it verifies; without it such a node is left drained");
   command.add_flag("--no-progress", options.target.no_progress, "No live progress view: plain lines on stderr");
 }
 
@@ -50,6 +54,7 @@ int run_node_workflow(NodeWorkflowCliOptions& options, const GlobalOptions& glob
   options.target.limit = options.node;
   auto setup = prepare_run(options.target, globals, exit_code);
   if (!setup) return exit_code;
+  setup->session.drain_timeout = std::chrono::seconds(options.drain_timeout_s);
   // --limit also takes groups and hostlists; these commands are for exactly one node.
   if (setup->selected->nodes.size() != 1 || setup->selected->nodes[0]->name != options.node) {
     fmt::print(stderr, "gpuctl: {} works on one node by name; '{}' selects {} node(s)\n", command, options.node,
@@ -61,7 +66,7 @@ int run_node_workflow(NodeWorkflowCliOptions& options, const GlobalOptions& glob
   if (!recorded) return exit_code;
   Session session(setup->selected->inventory, setup->selected->nodes, std::move(setup->playbooks), setup->factory,
                   setup->session, *setup->hooks);
-  const WorkflowContext context{session, setup->factory, *recorded->store, *recorded->recorder};
+  const WorkflowContext context{session, setup->factory, *recorded->store, *recorded->recorder, options.resume};
   auto report = workflow(context);
   const bool cancelled = setup->session.cancel->cancelled();
   if (!report) {

@@ -19,9 +19,11 @@ struct NodeWorkflowCliOptions {
   std::string node;
   bool yes = false;
   bool json = false;
+  int drain_timeout_s = 3600;
+  bool resume = false;
 };
 
-// Adds INVENTORY NODE, --yes, --json, --state, --playbook, --templates, --no-progress.
+// Adds INVENTORY NODE, --yes, --json, --state, --playbook, --templates, --drain-timeout, --resume, --no-progress.
 void add_node_workflow_options(CLI::App& command, NodeWorkflowCliOptions& options);
 
 using NodeWorkflow = std::function<Result<NodeWorkflowReport>(const WorkflowContext&)>;

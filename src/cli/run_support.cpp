@@ -29,6 +29,15 @@ void add_hooks(RunSetup& setup, RunHooks& extra) {
   setup.hooks = std::move(tee);
 }
 
+void add_drain_timeout_option(CLI::App& command, int& seconds) {
+  command
+      .add_option("--drain-timeout", seconds,
+                  "With Slurm enabled: seconds to wait for a drained node's jobs to end before its disruptive work "
+                  "(the node then fails, left drained)")
+      ->check(CLI::Range(0, 7 * 24 * 3600))
+      ->default_str("3600");
+}
+
 void add_target_options(CLI::App& command, TargetOptions& options, bool inventory_required) {
   options.command = command.get_name();
   auto* inventory = command.add_option("INVENTORY", options.inventory, "Cluster inventory (YAML)")->check(CLI::ExistingFile);

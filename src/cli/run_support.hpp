@@ -28,6 +28,9 @@ struct TargetOptions {
 // Adds INVENTORY, --limit, --forks, --connection, --playbook, --templates, --no-progress.
 void add_target_options(CLI::App& command, TargetOptions& options, bool inventory_required = true);
 
+// --drain-timeout SECONDS, for the commands that drain nodes in Slurm (apply, replace-gpu, reimage).
+void add_drain_timeout_option(CLI::App& command, int& seconds);
+
 // Everything a Session needs. Holds the inventory the session points into: never copy it.
 struct RunSetup {
   std::optional<SelectedNodes> selected;

@@ -4,10 +4,13 @@
 # every check including slurmd_active and slurmd_registered; `sinfo` on head01 shows both
 # nodes idle with gpu:h100:8; a second plan changes nothing. A node drained in Slurm fails
 # slurmd_registered with the drain reason (the check can fail), and passes again once resumed.
+# A GPU swapped on node02 while a job runs there: replace-gpu drains the node, waits for the
+# job, resets the new card's ECC counters, verifies and resumes it; history shows the swap.
 # Runs on its own network (127.0.120) so it can run next to converge.sh.
 export GPUCTL_SANDBOX_NET=127.0.120
 source "$(dirname "$0")/lib/cluster.sh"
 command -v python3 >/dev/null || skip "python3 missing (reads verify --json)"
+command -v jq >/dev/null || skip "jq missing (reads replace-gpu --json)"
 start_cluster -n 2 --gpus 8 --model H100 --head
 g() { "$GPUCTL" "$@" --no-progress; }
 on() { "$SANDBOX_CMD" ssh "$@"; }
@@ -66,4 +69,43 @@ on head01 "scontrol update nodename=node02 state=resume" || die "cannot resume n
 on head01 'for i in $(seq 30); do scontrol show node node02 | grep -q "State=IDLE " && exit 0; sleep 2; done; exit 1' \
   || die "node02 did not come back idle in Slurm within 60 s of the resume"
 expect_rc 0 g verify "$INVENTORY"
+
+echo "--- GPU 3 of node02 swapped while a job runs there: replace-gpu drains, waits, resets, resumes"
+old_serial=$("$GPUCTL" facts "$INVENTORY" --limit node02 --json | jq -r '.nodes[0].gpus[3].serial')
+[[ -n $old_serial && $old_serial != null ]] || die "no serial for node02 GPU 3"
+"$SANDBOX_CMD" fault node02 gpu-replaced 3 || die "cannot inject gpu-replaced"
+new_serial=$("$GPUCTL" facts "$INVENTORY" --limit node02 --json | jq -r '.nodes[0].gpus[3].serial')
+[[ $new_serial != "$old_serial" ]] || die "gpu-replaced did not change the serial"
+on head01 "sbatch -w node02 -o /dev/null --wrap 'sleep 12; date +%s > /var/tmp/e2e-job-end'" >/dev/null ||
+  die "sbatch failed on head01"
+on head01 'for i in $(seq 20); do [ "$(squeue -h -w node02 -o %t)" = R ] && exit 0; sleep 1; done; exit 1' ||
+  die "the job does not run on node02:\n$(on head01 squeue)"
+"$GPUCTL" replace-gpu "$INVENTORY" node02 --yes --json --no-progress --drain-timeout 120 \
+  >"$WORK/replace.json" 2>"$WORK/replace.err" &
+replace_pid=$!
+# While the job runs, Slurm shows node02 draining with gpuctl's reason.
+seen=""
+for i in $(seq 1 20); do
+  seen=$(on head01 scontrol show node node02 | grep -o 'State=[A-Z+_]* \|Reason=gpuctl run: replace-gpu' | tr '\n' ' ')
+  [[ $seen == *DRAIN*Reason=gpuctl\ run:\ replace-gpu* ]] && break
+  sleep 0.5
+done
+wait "$replace_pid"; rc=$?
+report=$(cat "$WORK/replace.json")
+[[ $rc == 0 ]] || die "replace-gpu exited $rc:\n$report\n$(cat "$WORK/replace.err")"
+[[ $seen == *DRAIN*Reason=gpuctl\ run:\ replace-gpu* ]] || die "node02 was not seen draining for replace-gpu: $seen"
+job_end=$(on node02 cat /var/tmp/e2e-job-end) || die "the job did not run to its end on node02"
+[[ $(jq -r '.changes[0].slot' <<<"$report") == 3 ]] || die "wrong slot:\n$report"
+[[ $(jq -r '.changes[0].old_serial' <<<"$report") == "$old_serial" ]] || die "old serial missing:\n$report"
+[[ $(jq -r '.changes[0].new_serial' <<<"$report") == "$new_serial" ]] || die "new serial missing:\n$report"
+[[ $(jq -r '.ecc_reset_slots | join(",")' <<<"$report") == 3 ]] || die "ECC not reset on slot 3:\n$report"
+[[ $(jq -r '.slurm.decision' <<<"$report") == drain ]] || die "node02 was not drained:\n$report"
+[[ $(jq -r '.slurm.drain_reason' <<<"$report") == "gpuctl run: replace-gpu" ]] || die "drain reason:\n$report"
+[[ $(jq -r '.slurm.resumed' <<<"$report") == true ]] || die "node02 was not resumed:\n$report"
+[[ $(jq -r '.verify.status' <<<"$report") == ok ]] || die "verify did not pass:\n$report"
+on head01 'for i in $(seq 30); do scontrol show node node02 | grep -q "State=IDLE " && exit 0; sleep 2; done; exit 1' \
+  || die "node02 is not idle in Slurm after replace-gpu:\n$(on head01 scontrol show node node02)"
+expect_rc 0 "$GPUCTL" history --node node02 --json
+[[ $(jq -r '[.gpu_slots[] | select(.slot == 3) | .serial] | join(" ")' <<<"$OUTPUT") == "$old_serial $new_serial" ]] ||
+  die "slot 3 history is not $old_serial then $new_serial:\n$OUTPUT"
 echo "PASS"

@@ -64,5 +64,53 @@ TEST(NodeWorkflowReportText, ReimageShowsTheReplacedHostKey) {
   EXPECT_NE(text.find("gpu05: changed"), std::string::npos) << text;
 }
 
+TEST(NodeWorkflowReportSlurm, NoSlurmBlockWithoutSlurm) {
+  const auto doc = nlohmann::json::parse(workflow_report_to_json(swapped_report()));
+  EXPECT_TRUE(doc["slurm"].is_null());
+  EXPECT_EQ(render_workflow_report(swapped_report()).find("Slurm"), std::string::npos);
+}
+
+TEST(NodeWorkflowReportSlurm, DrainedAndResumed) {
+  auto report = swapped_report();
+  report.slurm_decision = DrainDecision::drain;
+  report.slurm_drain_reason = "gpuctl run: replace-gpu";
+  report.slurm_resumed = true;
+  const auto doc = nlohmann::json::parse(workflow_report_to_json(report));
+  EXPECT_EQ(doc["slurm"]["decision"], "drain");
+  EXPECT_EQ(doc["slurm"]["drain_reason"], "gpuctl run: replace-gpu");
+  EXPECT_EQ(doc["slurm"]["resumed"], true);
+  const auto text = render_workflow_report(report);
+  EXPECT_NE(text.find("Slurm: drained (reason \"gpuctl run: replace-gpu\")"), std::string::npos) << text;
+  EXPECT_NE(text.find("Slurm: verified, resumed"), std::string::npos) << text;
+}
+
+TEST(NodeWorkflowReportSlurm, LeftDrainedSaysWhy) {
+  auto report = swapped_report();
+  report.slurm_decision = DrainDecision::drain;
+  report.slurm_drain_reason = "gpuctl run: replace-gpu";
+  report.slurm_left_drained = "gpuctl: verify failed: ecc_errors";
+  const auto doc = nlohmann::json::parse(workflow_report_to_json(report));
+  EXPECT_EQ(doc["slurm"]["resumed"], false);
+  EXPECT_EQ(doc["slurm"]["left_drained"], "gpuctl: verify failed: ecc_errors");
+  const auto text = render_workflow_report(report);
+  EXPECT_NE(text.find("Slurm: left drained (reason \"gpuctl: verify failed: ecc_errors\")"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("resumed"), std::string::npos) << text;
+}
+
+TEST(NodeWorkflowReportSlurm, SomeoneElsesDrainIsLeft) {
+  auto report = swapped_report();
+  report.slurm_decision = DrainDecision::drained_by_other;
+  report.slurm_drain_reason = "admin: bad fan";
+  report.slurm_left_drained = "admin: bad fan";
+  auto text = render_workflow_report(report);
+  EXPECT_NE(text.find("already drained by someone else (reason: admin: bad fan); left drained"), std::string::npos)
+      << text;
+  report.slurm_resumed = true;
+  report.slurm_left_drained.clear();
+  text = render_workflow_report(report);
+  EXPECT_NE(text.find("(reason: admin: bad fan); verified, resumed (--resume)"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace gpuctl

@@ -7,6 +7,7 @@
 
 #include <gpuctl/api/run_recorder.hpp>
 #include <gpuctl/api/session.hpp>
+#include <gpuctl/apply/drain.hpp>
 #include <gpuctl/facts/gpu_changes.hpp>
 #include <gpuctl/state/state_store.hpp>
 
@@ -31,6 +32,13 @@ struct NodeWorkflowReport {
   std::string host_key_state;             // known | unknown | changed; empty for local nodes
   bool host_key_replaced = false;
   std::string host_key_fingerprint;
+  // Slurm (inventory slurm.enabled): what was decided before the work (empty: Slurm not
+  // enabled, or the workflow stopped before), the drain reason (gpuctl's, or the one someone
+  // else had set), whether the node was resumed, and why it stays drained otherwise.
+  std::optional<DrainDecision> slurm_decision;
+  std::string slurm_drain_reason;
+  bool slurm_resumed = false;
+  std::string slurm_left_drained;
   std::vector<NodeApplyOutcome> apply;    // empty when the plan had no change
   std::vector<NodeVerifyOutcome> verify;
   exec::NodeOutcome outcome;              // the workflow's: ok | changed | failed | unreachable
@@ -43,14 +51,20 @@ struct WorkflowContext {
   const TransportFactory& factory;
   state::StateStore& store;
   RunRecorder& recorder;
+  // Resume a node that someone else drained (typically the admin, before the swap) once it
+  // verifies; by default such a node is worked on and left drained.
+  bool resume_drained_by_other = false;
 };
 
 // A GPU board was replaced: compares the node's GPUs now with its latest recorded facts and
-// names the changed slots; checks that inventory gpu.count GPUs are visible to nvidia-smi
+// names the changed slots; with Slurm enabled, drains the node (reason "gpuctl run:
+// replace-gpu"; a node drained by someone else is worked on but never resumed) and waits for
+// its jobs (SessionOptions::drain_timeout); checks that inventory gpu.count GPUs are visible to nvidia-smi
 // (and to lspci when installed); resets the volatile and aggregate ECC counters of each new
 // card (nvidia-smi -i SLOT -p 0 / -p 1); restarts a running nvidia-persistenced so the new
 // card is in persistence mode; plans and applies the node's playbooks; verifies;
-// records the new facts (and so the new serials in the slot history). A step that fails ends
+// records the new facts (and so the new serials in the slot history); resumes the node in
+// Slurm when it verified, else leaves it drained with the reason. A step that fails ends
 // the workflow with outcome failed (or unreachable) and its reason. Errors: not_found when
 // the node has no recorded facts (run verify first), parse when they cannot be read.
 Result<NodeWorkflowReport> replace_gpu(const WorkflowContext& context);
@@ -61,8 +75,9 @@ struct ReimageOptions {
 
 // The node's disk was re-imaged: an ssh node's host key is compared with known_hosts; a
 // changed or unknown key is refused (outcome unreachable) unless accept_new_host_key, and
-// then only this node's known_hosts entry is replaced. Then plans, applies everything,
-// verifies and records the facts.
+// then only this node's known_hosts entry is replaced. Then drains the node in Slurm when
+// Slurm knows it (as replace_gpu), plans, applies everything, verifies, records the facts,
+// and resumes the node when it verified.
 NodeWorkflowReport reimage(const WorkflowContext& context, const ReimageOptions& options);
 
 // Reports as JSON: {"node", "status", "reason", "compared_run", "changes": [{"slot",

@@ -35,6 +35,9 @@ struct SessionOptions {
   std::vector<std::string> playbook_paths;   // for the plan's record
 };
 
+// Which Slurm drain verify looks past (slurmd_registered), see Session::verify.
+enum class IgnoredDrain { none, own, any };
+
 struct NodeApplyOutcome {
   exec::NodeOutcome outcome;   // ok | changed | failed | unreachable | skipped, with reason
   NodeApplyResult result;      // steps, failing step, output tail, hint
@@ -61,10 +64,14 @@ class Session {
   // refused as stale (failed, reason "stale plan: ...") without any change.
   std::vector<NodeApplyOutcome> apply(const Plan& plan, bool check_fresh);
 
-  // Gathers state and runs every check of each node's program.
-  std::vector<NodeVerifyOutcome> verify();
+  // Gathers state and runs every check of each node's program. `ignored` drains are not held
+  // against slurmd_registered: gpuctl's own (a workflow resumes the node once it verifies), or
+  // any (a workflow that reports the node as left drained by someone else).
+  std::vector<NodeVerifyOutcome> verify(IgnoredDrain ignored = IgnoredDrain::none);
 
   const std::vector<const Node*>& nodes() const { return m_nodes; }
+  const SessionOptions& options() const { return m_options; }
+  const Inventory& inventory() const { return m_inventory; }
 
   // The facts gathered for nodes()[index] by the last plan, apply or verify that reached it;
   // nullptr when its state was never gathered (unreachable, skipped). Call between runs, not
@@ -77,9 +84,8 @@ class Session {
   exec::TaskResult apply_one(std::size_t index, const NodePlan* plan, bool check_fresh, NodeApplyResult& result);
   // Applies a node's changes, inside a Slurm drain when they are disruptive (apply/drain.hpp).
   exec::TaskResult apply_changes(std::size_t index, const NodePlan& plan, NodeApplyResult& result);
-  // Gathers the node's state and runs its program's checks. With `own_drain`, gpuctl's own
-  // drain is not held against slurmd_registered (the node is resumed right after).
-  exec::TaskResult verify_one(std::size_t index, bool own_drain, std::vector<CheckResult>& checks);
+  // Gathers the node's state and runs its program's checks, looking past `ignored` drains.
+  exec::TaskResult verify_one(std::size_t index, IgnoredDrain ignored, std::vector<CheckResult>& checks);
   // Announces the phase to the hooks and forwards each node's outcome to them.
   exec::ExecutorOptions executor_options(std::string_view phase);
 

@@ -50,9 +50,10 @@ std::string verify_failed_reason(std::string_view check);
 // `scontrol show node` output with gpuctl's own drain taken out (the DRAIN flag dropped from
 // State=, the Reason= line removed), so the slurmd_registered check can judge the node as it
 // will be once resumed. A drained node DOWN with "Node unexpectedly rebooted" (slurmctld's
-// answer to the reboot gpuctl just did) counts as gpuctl's too. Unchanged when the node is not
-// drained by gpuctl or the text does not parse. Pure.
-std::string without_own_drain(std::string_view scontrol_output);
+// answer to the reboot gpuctl just did) counts as gpuctl's too. With `any_reason`, a drain by
+// anyone is taken out (a workflow that reports the node as left drained by someone else).
+// Unchanged when the node is not drained by gpuctl or the text does not parse. Pure.
+std::string without_own_drain(std::string_view scontrol_output, bool any_reason = false);
 
 // --- Slurm commands on the node (I/O through `transport`, run with `become`) ---
 

@@ -43,6 +43,13 @@ struct Error {
   std::string to_string() const;
 };
 
+// True for errors that mean the node could not be talked to (as opposed to a command or
+// input that failed): the node is then reported unreachable, not failed.
+inline bool is_connection_error(const Error& error) {
+  return error.code == ErrorCode::transport || error.code == ErrorCode::auth || error.code == ErrorCode::host_key ||
+         error.code == ErrorCode::timeout;
+}
+
 template <typename T>
 using Result = std::expected<T, Error>;
 
