@@ -33,8 +33,8 @@ struct GpuSpec {
   std::string model;                  // e.g. "H100", "H200", "A100"
   int count = 0;                      // GPUs per node
   std::optional<int> power_watts;     // board power per GPU, for PDU headroom lint
-  std::optional<NvlinkSpec> nvlink;   // absent: nvlink_topology is skipped
-  std::optional<NcclAllreduceSpec> nccl_allreduce;  // absent: nccl_allreduce is skipped
+  std::optional<NvlinkSpec> nvlink{};  // absent: nvlink_topology is skipped
+  std::optional<NcclAllreduceSpec> nccl_allreduce{};  // absent: nccl_allreduce is skipped
 };
 
 // How to reach one node, after precedence.

@@ -26,7 +26,7 @@ struct CommandResult {
 
 struct CommandOptions {
   std::chrono::seconds timeout{600};   // deadline for the whole command
-  std::string stdin_data;              // fed to the command's standard input
+  std::string stdin_data{};            // fed to the command's standard input
   bool become = false;                 // run through `sudo -n` when the login user is not root
 };
 
