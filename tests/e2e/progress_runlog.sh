@@ -10,24 +10,8 @@ work=$(mktemp -d /var/tmp/gpuctl-progress.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 export GPUCTL_STATE_DIR=$work/state
-cat >"$work/cluster.yaml" <<'YAML'
-cluster:
-  name: e2e
-  os_family: debian
-  nvidia:
-    driver_branch: "570"
-    driver_version: "570.133.20"
-    cuda: "12.8"
-    repository:
-      url: https://developer.download.nvidia.com/compute/cuda/repos/debian12/x86_64/
-      key_url: https://developer.download.nvidia.com/compute/cuda/repos/debian12/x86_64/3bf863cc.pub
-defaults:
-  connection: local
-  gpu: {model: H100, count: 8}
-groups:
-  gpu:
-    hosts: "n[1-2]"
-YAML
+source "$(dirname "$0")/lib/local_inventory.sh"
+write_local_inventory "$work/cluster.yaml" e2e 'n[1-2]'
 
 # Plain lines: stderr is a file. No GPUs here, so checks fail or error: exit 3.
 rc=0

@@ -100,24 +100,8 @@ browse "file://$work/report.html" --window-size=1500,1000 --screenshot="$work/re
 if [ -n "${GPUCTL_SCREENSHOT:-}" ]; then cp "$work/report.png" "$GPUCTL_SCREENSHOT"; fi
 # --- a past run's report, from the run history -------------------------------------------------
 export GPUCTL_STATE_DIR=$work/state
-cat >"$work/local.yaml" <<'YAML'
-cluster:
-  name: e2e-report
-  os_family: debian
-  nvidia:
-    driver_branch: "570"
-    driver_version: "570.133.20"
-    cuda: "12.8"
-    repository:
-      url: https://developer.download.nvidia.com/compute/cuda/repos/debian12/x86_64/
-      key_url: https://developer.download.nvidia.com/compute/cuda/repos/debian12/x86_64/3bf863cc.pub
-defaults:
-  connection: local
-  gpu: {model: H100, count: 8}
-groups:
-  gpu:
-    hosts: "n1"
-YAML
+source "$(dirname "$0")/lib/local_inventory.sh"
+write_local_inventory "$work/local.yaml" e2e-report 'n1'
 rc=0
 "$GPUCTL" verify "$work/local.yaml" --no-progress --json >"$work/live.json" 2>"$work/live.err" || rc=$?
 [ "$rc" = 3 ] || fail "local verify exited $rc, expected 3 (no GPUs here): $(tail -5 "$work/live.err")"
