@@ -47,7 +47,8 @@ Result<ResolvedResource> resolve_resource(const Resource& source, const Inventor
   const auto& file = resolved.resource.file;
   Result<std::string> content = std::string{};
   if (!file.template_name.empty()) {
-    content = render_template_file(sources.templates_dir, file.template_name, inventory, node);
+    content = render_template_file(sources.templates_dir, file.template_name, inventory, node,
+                                   sources.cluster_context.get());
   } else if (!file.source.empty()) {
     content = util::read_local_file(file.source, "source file");
   } else {

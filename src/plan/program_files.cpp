@@ -1,4 +1,5 @@
 #include <gpuctl/plan/program_files.hpp>
+#include <gpuctl/template/context.hpp>
 
 namespace gpuctl {
 
@@ -17,7 +18,8 @@ std::vector<RenderedFile> program_files(const NodeProgram& program) {
 Result<std::vector<NodeFiles>> render_program_files(const Inventory& inventory, std::span<const Node* const> nodes,
                                                     const std::vector<Playbook>& playbooks,
                                                     const std::string& templates_dir) {
-  const ProgramSources sources{templates_dir, {}, SecretMode::masked};
+  const ProgramSources sources{templates_dir, {}, SecretMode::masked,
+                               std::make_shared<const TemplateValue>(build_cluster_context(inventory))};
   std::vector<NodeFiles> rendered;
   for (const Node* node : nodes) {
     auto program = resolve_program(inventory, *node, playbooks, sources);

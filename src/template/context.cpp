@@ -314,18 +314,27 @@ TemplateValue monitoring_value(const Inventory& inventory) {
 
 }  // namespace
 
-TemplateValue build_template_context(const Inventory& inventory, const Node& node) {
+TemplateValue build_cluster_context(const Inventory& inventory) {
   TemplateValue context;
   context["gpuctl"]["managed_by"] = std::string(k_managed_by);
   TemplateValue& cluster = context["cluster"];
   set_if(cluster, "name", inventory.cluster.name);
   set_if(cluster, "os_family", inventory.cluster.os_family);
-  context["node"] = node_value(node);
   context["nvidia"] = nvidia_value(inventory.cluster.nvidia);
   context["nccl"] = key_values(inventory.cluster.nccl);
   context["slurm"] = slurm_value(inventory);
   context["monitoring"] = monitoring_value(inventory);
   return context;
+}
+
+TemplateValue build_template_context(const TemplateValue& cluster, const Node& node) {
+  TemplateValue context = cluster;
+  context["node"] = node_value(node);
+  return context;
+}
+
+TemplateValue build_template_context(const Inventory& inventory, const Node& node) {
+  return build_template_context(build_cluster_context(inventory), node);
 }
 
 }  // namespace gpuctl

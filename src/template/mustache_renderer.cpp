@@ -66,8 +66,9 @@ std::unexpected<Error> template_failure(const std::string& template_name, const 
 }  // namespace
 
 Result<std::string> render_template_text(const std::string& template_text, const std::string& template_name,
-                                         const Inventory& inventory, const Node& node) {
-  const TemplateValue context = build_template_context(inventory, node);
+                                         const Inventory& inventory, const Node& node, const TemplateValue* cluster) {
+  const TemplateValue context =
+      cluster ? build_template_context(*cluster, node) : build_template_context(inventory, node);
   if (auto checked = detail::check_template(template_text, template_name, context); !checked) {
     Error error = checked.error();
     error.where.node = node.name;
@@ -90,7 +91,7 @@ Result<std::string> render_template_text(const std::string& template_text, const
 }
 
 Result<std::string> render_template_file(const std::string& templates_dir, const std::string& template_name,
-                                         const Inventory& inventory, const Node& node) {
+                                         const Inventory& inventory, const Node& node, const TemplateValue* cluster) {
   const std::filesystem::path path = std::filesystem::path(templates_dir) / template_name;
   auto text = util::read_local_file(path.string(), "template");
   if (!text) {
@@ -98,7 +99,7 @@ Result<std::string> render_template_file(const std::string& templates_dir, const
     error.hint = "set GPUCTL_TEMPLATES_DIR to the directory holding gpuctl's templates";
     return std::unexpected(error);
   }
-  return render_template_text(*text, template_name, inventory, node);
+  return render_template_text(*text, template_name, inventory, node, cluster);
 }
 
 std::string default_templates_dir() {

@@ -6,7 +6,9 @@
 #include <gpuctl/core/error.hpp>
 #include <gpuctl/inventory/inventory.hpp>
 #include <gpuctl/playbook/playbook.hpp>
+#include <gpuctl/template/context.hpp>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -44,6 +46,9 @@ struct ProgramSources {
   std::string templates_dir;
   std::string secrets_dir;                   // where generated secrets live (0700)
   SecretMode secrets = SecretMode::load_or_create;
+  // build_cluster_context of the inventory, made once for a run over many nodes (templates
+  // then cost the same per node whatever the cluster's size); null: made per render.
+  std::shared_ptr<const TemplateValue> cluster_context{};
 };
 
 // Builds the program of `node` from `playbooks` (in order). Errors name the playbook, step and

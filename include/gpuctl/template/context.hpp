@@ -76,6 +76,14 @@ class TemplateValue {
 // inventory values are simply absent names.
 TemplateValue build_template_context(const Inventory& inventory, const Node& node);
 
+// The part of every node's context that depends on the inventory only (cluster, nvidia, nccl,
+// slurm, monitoring). Its Slurm node groups and scrape targets cover every node, so building it
+// once per run instead of once per render keeps a run linear in the node count.
+TemplateValue build_cluster_context(const Inventory& inventory);
+// `cluster` (from build_cluster_context of the node's inventory) plus the node's own values:
+// the same context as build_template_context.
+TemplateValue build_template_context(const TemplateValue& cluster, const Node& node);
+
 // Where the CUDA repository's signing key lives on a node; the apt source's signed-by points
 // here. ".asc" for an armored key (key ending .asc or .pub), ".gpg" otherwise.
 std::string cuda_key_path(const RepositorySettings& repository);

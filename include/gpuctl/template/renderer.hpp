@@ -5,6 +5,7 @@
 
 #include <gpuctl/core/error.hpp>
 #include <gpuctl/inventory/inventory.hpp>
+#include <gpuctl/template/context.hpp>
 
 #include <map>
 #include <string>
@@ -23,11 +24,14 @@ struct RenderedFile {
 
 // Renders one template text with the context of `node`. `template_name` is used in errors.
 Result<std::string> render_template_text(const std::string& template_text, const std::string& template_name,
-                                         const Inventory& inventory, const Node& node);
+                                         const Inventory& inventory, const Node& node,
+                                         const TemplateValue* cluster = nullptr);
 
-// Renders a template file from `templates_dir` for `node`.
+// Renders a template file from `templates_dir` for `node`. With `cluster` (build_cluster_context
+// of `inventory`, made once per run), the inventory-wide values are not computed again.
 Result<std::string> render_template_file(const std::string& templates_dir, const std::string& template_name,
-                                         const Inventory& inventory, const Node& node);
+                                         const Inventory& inventory, const Node& node,
+                                         const TemplateValue* cluster = nullptr);
 
 // Directory of the shipped templates: $GPUCTL_TEMPLATES_DIR, else next to the binary's
 // share/gpuctl, else the source tree.
