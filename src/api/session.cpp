@@ -1,7 +1,7 @@
 #include <gpuctl/api/session.hpp>
 
 #include <gpuctl/apply/drain.hpp>
-#include <gpuctl/template/context.hpp>
+#include <gpuctl/template/renderer.hpp>
 #include <gpuctl/util/clock.hpp>
 #include <gpuctl/util/sha256.hpp>
 #include <gpuctl/verify/nccl_allreduce.hpp>
@@ -44,7 +44,7 @@ Session::Session(const Inventory& inventory, std::vector<const Node*> nodes, std
       m_pool(std::move(factory)) {
   for (std::size_t i = 0; i < m_nodes.size(); ++i) m_data.push_back(std::make_unique<NodeData>());
   if (!m_options.sources.cluster_context)
-    m_options.sources.cluster_context = std::make_shared<const TemplateValue>(build_cluster_context(m_inventory));
+    m_options.sources.cluster_context = std::make_shared<const PreparedClusterContext>(m_inventory);
 }
 
 Session::~Session() = default;

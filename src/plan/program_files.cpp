@@ -1,5 +1,5 @@
 #include <gpuctl/plan/program_files.hpp>
-#include <gpuctl/template/context.hpp>
+#include <gpuctl/template/renderer.hpp>
 
 namespace gpuctl {
 
@@ -19,7 +19,7 @@ Result<std::vector<NodeFiles>> render_program_files(const Inventory& inventory, 
                                                     const std::vector<Playbook>& playbooks,
                                                     const std::string& templates_dir) {
   const ProgramSources sources{templates_dir, {}, SecretMode::masked,
-                               std::make_shared<const TemplateValue>(build_cluster_context(inventory))};
+                               std::make_shared<const PreparedClusterContext>(inventory)};
   std::vector<NodeFiles> rendered;
   for (const Node* node : nodes) {
     auto program = resolve_program(inventory, *node, playbooks, sources);

@@ -327,6 +327,12 @@ TemplateValue build_cluster_context(const Inventory& inventory) {
   return context;
 }
 
+TemplateValue build_node_context(const Node& node) {
+  TemplateValue context;
+  context["node"] = node_value(node);
+  return context;
+}
+
 TemplateValue build_template_context(const TemplateValue& cluster, const Node& node) {
   TemplateValue context = cluster;
   context["node"] = node_value(node);

@@ -65,11 +65,29 @@ std::unexpected<Error> template_failure(const std::string& template_name, const 
 
 }  // namespace
 
+struct PreparedClusterContext::EngineData {
+  mustache::data data;
+};
+
+PreparedClusterContext::PreparedClusterContext(const Inventory& inventory)
+    : m_values(build_cluster_context(inventory)),
+      m_engine_data(std::make_unique<const EngineData>(EngineData{to_mustache(m_values)})) {}
+
+PreparedClusterContext::~PreparedClusterContext() = default;
+
 Result<std::string> render_template_text(const std::string& template_text, const std::string& template_name,
-                                         const Inventory& inventory, const Node& node, const TemplateValue* cluster) {
-  const TemplateValue context =
-      cluster ? build_template_context(*cluster, node) : build_template_context(inventory, node);
-  if (auto checked = detail::check_template(template_text, template_name, context); !checked) {
+                                         const Inventory& inventory, const Node& node,
+                                         const PreparedClusterContext* cluster) {
+  std::unique_ptr<const PreparedClusterContext> own_cluster;
+  if (cluster == nullptr) {
+    own_cluster = std::make_unique<const PreparedClusterContext>(inventory);
+    cluster = own_cluster.get();
+  }
+  // The node's context is the cluster part and the node part looked up in turn (their names
+  // never clash): neither the check nor the render copies the inventory-wide lists.
+  const TemplateValue node_context = build_node_context(node);
+  if (auto checked = detail::check_template(template_text, template_name, {&cluster->values(), &node_context});
+      !checked) {
     Error error = checked.error();
     error.where.node = node.name;
     return std::unexpected(std::move(error));
@@ -78,8 +96,9 @@ Result<std::string> render_template_text(const std::string& template_text, const
     mustache::mustache renderer{template_text};
     if (!renderer.is_valid()) return template_failure(template_name, node, renderer.error_message());
     renderer.set_custom_escape([](const std::string& text) { return text; });
-    const mustache::data data = to_mustache(context);
-    StrictContext strict{&data};
+    const mustache::data node_data = to_mustache(node_context);
+    StrictContext strict{&cluster->engine_data().data};
+    strict.push(&node_data);
     std::string output = renderer.render(strict);
     if (!renderer.is_valid()) return template_failure(template_name, node, renderer.error_message());
     if (!strict.missing().empty())
@@ -91,7 +110,8 @@ Result<std::string> render_template_text(const std::string& template_text, const
 }
 
 Result<std::string> render_template_file(const std::string& templates_dir, const std::string& template_name,
-                                         const Inventory& inventory, const Node& node, const TemplateValue* cluster) {
+                                         const Inventory& inventory, const Node& node,
+                                         const PreparedClusterContext* cluster) {
   const std::filesystem::path path = std::filesystem::path(templates_dir) / template_name;
   auto text = util::read_local_file(path.string(), "template");
   if (!text) {

@@ -28,10 +28,9 @@ class Checker {
   Checker(std::string_view text, const std::string& template_name)
       : m_text(text), m_template_name(template_name) {}
 
-  Result<void> run(const TemplateValue& context) {
+  Result<void> run(std::vector<const TemplateValue*> stack) {
     Tag root{TagKind::section, "", 0, {}};
     if (auto parsed = parse(root); !parsed) return parsed;
-    std::vector<const TemplateValue*> stack{&context};
     return walk(root.children, stack);
   }
 
@@ -168,7 +167,12 @@ class Checker {
 }  // namespace
 
 Result<void> check_template(std::string_view text, const std::string& template_name, const TemplateValue& context) {
-  return Checker(text, template_name).run(context);
+  return Checker(text, template_name).run({&context});
+}
+
+Result<void> check_template(std::string_view text, const std::string& template_name,
+                            const std::vector<const TemplateValue*>& layers) {
+  return Checker(text, template_name).run(layers);
 }
 
 }  // namespace gpuctl::detail

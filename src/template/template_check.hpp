@@ -10,6 +10,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gpuctl::detail {
 
@@ -18,5 +19,9 @@ namespace gpuctl::detail {
 // unclosed tag, an unopened/unclosed/mismatched section, partials and delimiter changes
 // (not supported). where.node is left for the caller to fill.
 Result<void> check_template(std::string_view text, const std::string& template_name, const TemplateValue& context);
+// The same against a context made of layers looked up in turn, last first (as a renderer that
+// stacks them does): {cluster, node} checks against the node's context without merging them.
+Result<void> check_template(std::string_view text, const std::string& template_name,
+                            const std::vector<const TemplateValue*>& layers);
 
 }  // namespace gpuctl::detail

@@ -157,3 +157,31 @@ TEST(TemplateRender, ReadsTemplateFromDirectory) {
   ASSERT_TRUE(out.has_value()) << out.error().to_string();
   EXPECT_EQ(*out, "gpu05@r2\n");
 }
+
+// A run prepares the inventory-wide context once and hands it to every render; the node's
+// part is looked up after it. The result must be the one a render that builds everything
+// itself gives, names of both parts resolve inside sections, and typos of either are caught.
+TEST(TemplateRender, PreparedClusterContextRendersLikeAFreshOne) {
+  const Inventory inventory = example_inventory();
+  const PreparedClusterContext prepared(inventory);
+  const std::string text =
+      "{{cluster.name}} {{node.name}}\n"
+      "{{#slurm.node_groups}}{{nodes}} {{node.name}} {{cluster.name}}\n{{/slurm.node_groups}}"
+      "{{#node.groups}}{{name}}@{{slurm.controller}} {{/node.groups}}\n";
+  for (const auto& node : inventory.nodes) {
+    const auto fresh = render_template_text(text, "t.mustache", inventory, node);
+    const auto shared = render_template_text(text, "t.mustache", inventory, node, &prepared);
+    ASSERT_TRUE(fresh.has_value()) << fresh.error().to_string();
+    ASSERT_TRUE(shared.has_value()) << shared.error().to_string();
+    EXPECT_EQ(*shared, *fresh) << node.name;
+    EXPECT_NE(shared->find(node.name + " hopper\n"), std::string::npos) << *shared;  // in a node group
+  }
+  const auto cluster_typo = render_template_text("{{slurm.controler}}", "t.mustache", inventory,
+                                                 inventory.nodes[0], &prepared);
+  ASSERT_FALSE(cluster_typo.has_value());
+  EXPECT_EQ(cluster_typo.error().hint, "did you mean 'slurm.controller'?");
+  const auto top_level_typo = render_template_text("{{#nod}}x{{/nod}}", "t.mustache", inventory,
+                                                   inventory.nodes[0], &prepared);
+  ASSERT_FALSE(top_level_typo.has_value());
+  EXPECT_EQ(top_level_typo.error().hint, "did you mean 'node'?");
+}

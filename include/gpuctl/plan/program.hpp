@@ -6,7 +6,7 @@
 #include <gpuctl/core/error.hpp>
 #include <gpuctl/inventory/inventory.hpp>
 #include <gpuctl/playbook/playbook.hpp>
-#include <gpuctl/template/context.hpp>
+#include <gpuctl/template/renderer.hpp>
 
 #include <memory>
 #include <string>
@@ -46,9 +46,9 @@ struct ProgramSources {
   std::string templates_dir;
   std::string secrets_dir;                   // where generated secrets live (0700)
   SecretMode secrets = SecretMode::load_or_create;
-  // build_cluster_context of the inventory, made once for a run over many nodes (templates
+  // The inventory-wide template context, prepared once for a run over many nodes (templates
   // then cost the same per node whatever the cluster's size); null: made per render.
-  std::shared_ptr<const TemplateValue> cluster_context{};
+  std::shared_ptr<const PreparedClusterContext> cluster_context{};
 };
 
 // Builds the program of `node` from `playbooks` (in order). Errors name the playbook, step and

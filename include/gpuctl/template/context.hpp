@@ -80,6 +80,10 @@ TemplateValue build_template_context(const Inventory& inventory, const Node& nod
 // slurm, monitoring). Its Slurm node groups and scrape targets cover every node, so building it
 // once per run instead of once per render keeps a run linear in the node count.
 TemplateValue build_cluster_context(const Inventory& inventory);
+// The node's own part of its context: an object holding `node` only. Its names never clash
+// with build_cluster_context's, so a renderer may look names up in the two in turn instead of
+// copying the cluster part into every node's context.
+TemplateValue build_node_context(const Node& node);
 // `cluster` (from build_cluster_context of the node's inventory) plus the node's own values:
 // the same context as build_template_context.
 TemplateValue build_template_context(const TemplateValue& cluster, const Node& node);

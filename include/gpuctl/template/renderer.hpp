@@ -8,6 +8,7 @@
 #include <gpuctl/template/context.hpp>
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,16 +23,38 @@ struct RenderedFile {
   bool secret = false;         // content is never printed or diffed
 };
 
+// The inventory-wide part of every node's template context (build_cluster_context), with the
+// form the template engine reads, prepared once for a run over many nodes. Its Slurm node
+// groups and scrape targets list every node, so preparing it per render would make each render
+// O(nodes) and a run O(nodes^2); prepared once, a node's render only adds its own small part.
+// Immutable once built: shared by renders on any number of threads.
+class PreparedClusterContext {
+ public:
+  explicit PreparedClusterContext(const Inventory& inventory);
+  ~PreparedClusterContext();
+  PreparedClusterContext(const PreparedClusterContext&) = delete;
+  PreparedClusterContext& operator=(const PreparedClusterContext&) = delete;
+
+  const TemplateValue& values() const { return m_values; }
+  struct EngineData;  // the engine's own form of values(), defined by the adapter
+  const EngineData& engine_data() const { return *m_engine_data; }
+
+ private:
+  TemplateValue m_values;
+  std::unique_ptr<const EngineData> m_engine_data;
+};
+
 // Renders one template text with the context of `node`. `template_name` is used in errors.
+// With `cluster` (prepared from `inventory` once per run) the inventory-wide values are not
+// built again; without it they are built for this render.
 Result<std::string> render_template_text(const std::string& template_text, const std::string& template_name,
                                          const Inventory& inventory, const Node& node,
-                                         const TemplateValue* cluster = nullptr);
+                                         const PreparedClusterContext* cluster = nullptr);
 
-// Renders a template file from `templates_dir` for `node`. With `cluster` (build_cluster_context
-// of `inventory`, made once per run), the inventory-wide values are not computed again.
+// Renders a template file from `templates_dir` for `node`, like render_template_text.
 Result<std::string> render_template_file(const std::string& templates_dir, const std::string& template_name,
                                          const Inventory& inventory, const Node& node,
-                                         const TemplateValue* cluster = nullptr);
+                                         const PreparedClusterContext* cluster = nullptr);
 
 // Directory of the shipped templates: $GPUCTL_TEMPLATES_DIR, else next to the binary's
 // share/gpuctl, else the source tree.
