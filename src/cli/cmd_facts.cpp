@@ -8,6 +8,8 @@
 #include <gpuctl/inventory/loader.hpp>
 
 #include <fmt/format.h>
+#include <cstdio>
+#include <iostream>
 #include <unistd.h>
 
 namespace gpuctl::cli {
@@ -66,7 +68,9 @@ int run_facts(const FactsCommandOptions& options, const GlobalOptions& globals) 
   const auto outcomes = facts::gather_facts(nodes, gather, default_transport_factory(kind));
 
   if (options.json) {
-    fmt::print("{}\n", facts::facts_report_to_json(outcomes));
+    std::fflush(stdout);
+    facts::write_facts_report_json(std::cout, outcomes);
+    std::cout << std::endl;
   } else {
     for (const auto& outcome : outcomes) {
       if (outcome.facts) fmt::print("{}", facts::render_facts_text(*outcome.facts));

@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sstream>
+
 namespace gpuctl::facts {
 namespace {
 
@@ -107,20 +109,34 @@ ordered_json node_json(const NodeFacts& facts) {
 
 std::string facts_to_json(const NodeFacts& facts) { return node_json(facts).dump(2); }
 
-std::string facts_report_to_json(std::span<const NodeFactsOutcome> outcomes) {
-  ordered_json report;
-  report["format_version"] = k_facts_format_version;
-  report["nodes"] = ordered_json::array();
+void write_facts_report_json(std::ostream& out, std::span<const NodeFactsOutcome> outcomes) {
+  // Byte for byte what dump(2) of the whole report gives: each node's own dump(2), every line
+  // indented two levels deeper (dump escapes newlines inside strings, so lines are structure).
+  out << "{\n  \"format_version\": " << k_facts_format_version << ",\n  \"nodes\": [";
+  const char* separator = "\n";
   for (const auto& outcome : outcomes) {
+    ordered_json node;
     if (outcome.facts) {
-      auto node = node_json(*outcome.facts);
+      node = node_json(*outcome.facts);
       node.erase("format_version");
-      report["nodes"].push_back(std::move(node));
     } else {
-      report["nodes"].push_back(ordered_json{{"node", outcome.node}, {"status", exec::to_string(outcome.status)}, {"error", outcome.error}});
+      node = ordered_json{{"node", outcome.node}, {"status", exec::to_string(outcome.status)}, {"error", outcome.error}};
     }
+    const std::string text = node.dump(2);
+    out << separator << "    ";
+    for (const char c : text) {
+      out << c;
+      if (c == '\n') out << "    ";
+    }
+    separator = ",\n";
   }
-  return report.dump(2);
+  out << (outcomes.empty() ? "]\n}" : "\n  ]\n}");
+}
+
+std::string facts_report_to_json(std::span<const NodeFactsOutcome> outcomes) {
+  std::ostringstream out;
+  write_facts_report_json(out, outcomes);
+  return out.str();
 }
 
 }  // namespace gpuctl::facts

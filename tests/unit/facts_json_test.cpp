@@ -59,6 +59,23 @@ TEST(FactsJson, ReportListsUnreachableNodesWithTheirError) {
   EXPECT_EQ(j["nodes"][1]["status"], "unreachable");
 }
 
+// The report is written node by node; its text must be exactly what one pretty dump of the
+// whole document gives (scripts diff reports), for no, one and several nodes, with escapes.
+TEST(FactsJson, StreamedReportIsThePrettyDumpOfTheWholeDocument) {
+  NodeFacts odd = eight_gpu_node();
+  odd.node = "gpu03";
+  odd.kernel = Fact<std::string>::absent("uname -r: \"quoted\"\nsecond line");
+  const std::vector<NodeFactsOutcome> outcomes{{"gpu01", eight_gpu_node(), exec::NodeStatus::ok, ""},
+                                               {"gpu02", std::nullopt, exec::NodeStatus::unreachable, "refused\n"},
+                                               {"gpu03", odd, exec::NodeStatus::ok, ""}};
+  for (std::size_t count = 0; count <= outcomes.size(); ++count) {
+    const std::span<const NodeFactsOutcome> some(outcomes.data(), count);
+    const std::string text = facts_report_to_json(some);
+    EXPECT_EQ(text, nlohmann::ordered_json::parse(text).dump(2)) << count << " nodes";
+    EXPECT_EQ(nlohmann::json::parse(text)["nodes"].size(), count);
+  }
+}
+
 TEST(FactsText, SummarisesNodeAndTabulatesGpus) {
   const auto text = render_facts_text(eight_gpu_node());
   EXPECT_NE(text.find("gpu01: Ubuntu 24.04.3 LTS, kernel 6.8.0-45-generic, up 1d 2h"), std::string::npos) << text;

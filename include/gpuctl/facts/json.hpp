@@ -26,6 +26,7 @@
 #include <gpuctl/facts/facts.hpp>
 
 #include <optional>
+#include <ostream>
 #include <span>
 #include <string>
 
@@ -47,6 +48,9 @@ struct NodeFactsOutcome {
 // Several nodes: {"format_version": 1,
 //                 "nodes": [<facts_to_json object> | {"node", "status", "error"}]}.
 std::string facts_report_to_json(std::span<const NodeFactsOutcome> outcomes);
+// The same document written to `out` one node at a time: a report over hundreds of nodes never
+// holds every node's JSON tree (8 GPUs x 18 NVLinks each) and its text at once.
+void write_facts_report_json(std::ostream& out, std::span<const NodeFactsOutcome> outcomes);
 
 // A compact human summary of one node and a GPU table, for `gpuctl facts`.
 std::string render_facts_text(const NodeFacts& facts);
