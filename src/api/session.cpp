@@ -3,6 +3,7 @@
 #include <gpuctl/apply/drain.hpp>
 #include <gpuctl/template/renderer.hpp>
 #include <gpuctl/util/clock.hpp>
+#include <gpuctl/util/open_files.hpp>
 #include <gpuctl/util/sha256.hpp>
 #include <gpuctl/verify/nccl_allreduce.hpp>
 
@@ -17,7 +18,10 @@ namespace gpuctl {
 
 struct Session::NodeData {
   std::optional<NodeProgram> program;
-  std::optional<NodeState> state;
+  // The facts of the last state gathered. The rest of a state (observed file contents,
+  // packages, services) is dropped once the node's plan or checks are made: a run over
+  // hundreds of nodes keeps per node only what its history records.
+  std::optional<NodeFacts> facts;
 };
 
 namespace {
@@ -43,6 +47,7 @@ Session::Session(const Inventory& inventory, std::vector<const Node*> nodes, std
       m_hooks(hooks),
       m_pool(std::move(factory)) {
   for (std::size_t i = 0; i < m_nodes.size(); ++i) m_data.push_back(std::make_unique<NodeData>());
+  m_keep_sessions = exec::can_keep_sessions_open(m_nodes.size(), util::open_file_limit());
   if (!m_options.sources.cluster_context)
     m_options.sources.cluster_context = std::make_shared<const PreparedClusterContext>(m_inventory);
 }
@@ -50,11 +55,11 @@ Session::Session(const Inventory& inventory, std::vector<const Node*> nodes, std
 Session::~Session() = default;
 
 const NodeFacts* Session::gathered_facts(std::size_t index) const {
-  if (index >= m_data.size() || !m_data[index]->state) return nullptr;
-  return &m_data[index]->state->facts;
+  if (index >= m_data.size() || !m_data[index]->facts) return nullptr;
+  return &*m_data[index]->facts;
 }
 
-Result<Session::NodeData*> Session::prepare(std::size_t index) {
+Result<NodeState> Session::gather(std::size_t index) {
   auto& data = *m_data[index];
   const Node& node = *m_nodes[index];
   if (!data.program) {
@@ -64,10 +69,13 @@ Result<Session::NodeData*> Session::prepare(std::size_t index) {
   }
   auto transport = m_pool.get(node);
   if (!transport) return std::unexpected(transport.error());
-  auto state = gather_node_state(**transport, *data.program, node.connection.become);
-  if (!state) return std::unexpected(state.error());
-  data.state = std::move(*state);
-  return &data;
+  return gather_node_state(**transport, *data.program, node.connection.become);
+}
+
+void Session::keep_facts(std::size_t index, NodeState&& state) { m_data[index]->facts = std::move(state.facts); }
+
+void Session::end_node_task(const Node& node) {
+  if (!m_keep_sessions) m_pool.close(node.name);
 }
 
 exec::ExecutorOptions Session::executor_options(std::string_view phase) {
@@ -87,13 +95,16 @@ Plan Session::plan() {
   const auto options = executor_options("plan");
   const auto outcomes = exec::run_on_nodes(m_nodes, [&](std::size_t i, const Node& node) -> exec::TaskResult {
     m_hooks.on_node_start(node.name, "plan");
-    auto data = prepare(i);
-    if (!data) {
-      plan.nodes[i] = NodePlan{node.name, is_connection_error(data.error()) ? NodePlanStatus::unreachable : NodePlanStatus::failed,
-                               data.error().to_string(), {}, {}};
-      return from_error(data.error());
+    auto state = gather(i);
+    if (!state) {
+      plan.nodes[i] = NodePlan{node.name, is_connection_error(state.error()) ? NodePlanStatus::unreachable : NodePlanStatus::failed,
+                               state.error().to_string(), {}, {}};
+      end_node_task(node);
+      return from_error(state.error());
     }
-    plan.nodes[i] = make_node_plan(*(*data)->program, *(*data)->state);
+    plan.nodes[i] = make_node_plan(*m_data[i]->program, *state);
+    keep_facts(i, std::move(*state));
+    end_node_task(node);
     return {plan.nodes[i].changes.empty() ? exec::NodeStatus::ok : exec::NodeStatus::changed, {}};
   }, options);
   for (std::size_t i = 0; i < outcomes.size(); ++i)
@@ -110,12 +121,12 @@ exec::TaskResult Session::apply_one(std::size_t i, const NodePlan* node_plan, bo
     return {node_plan->status == NodePlanStatus::unreachable ? exec::NodeStatus::unreachable : exec::NodeStatus::failed,
             node_plan->error};
   m_hooks.on_node_start(node.name, "apply");
-  auto& data = *m_data[i];
-  if (check_fresh || !data.program) {
-    auto fresh = prepare(i);
+  if (check_fresh || !m_data[i]->program) {
+    auto fresh = gather(i);
     if (!fresh) return from_error(fresh.error());
-    if (check_fresh && (*fresh)->state->fingerprint() != node_plan->state_fingerprint)
-      return {exec::NodeStatus::failed, "stale plan: the node changed since the plan was made; run gpuctl plan again"};
+    const bool stale = check_fresh && fresh->fingerprint() != node_plan->state_fingerprint;
+    keep_facts(i, std::move(*fresh));
+    if (stale) return {exec::NodeStatus::failed, "stale plan: the node changed since the plan was made; run gpuctl plan again"};
   }
   if (node_plan->changes.empty()) return {exec::NodeStatus::ok, {}};
   return apply_changes(i, *node_plan, result);
@@ -219,7 +230,9 @@ std::vector<NodeApplyOutcome> Session::apply(const Plan& plan, bool check_fresh)
     for (const auto i : batch) nodes.push_back(m_nodes[i]);
     const auto outcomes = exec::run_on_nodes(nodes, [&](std::size_t b, const Node& node) -> exec::TaskResult {
       const auto it = by_node.find(node.name);
-      return apply_one(batch[b], it == by_node.end() ? nullptr : it->second, check_fresh, results[batch[b]].result);
+      auto done = apply_one(batch[b], it == by_node.end() ? nullptr : it->second, check_fresh, results[batch[b]].result);
+      end_node_task(node);
+      return done;
     }, options);
     for (std::size_t b = 0; b < batch.size(); ++b) {
       results[batch[b]].outcome = outcomes[b];
@@ -231,13 +244,15 @@ std::vector<NodeApplyOutcome> Session::apply(const Plan& plan, bool check_fresh)
 }
 
 exec::TaskResult Session::verify_one(std::size_t i, IgnoredDrain ignored, std::vector<CheckResult>& checks) {
-  auto data = prepare(i);
-  if (!data) return from_error(data.error());
-  NodeState state = *(*data)->state;
+  auto gathered = gather(i);
+  if (!gathered) return from_error(gathered.error());
+  NodeState& state = *gathered;
+  m_data[i]->facts = state.facts;  // a copy: recorded even when the all-reduce below cannot run
   if (ignored != IgnoredDrain::none && state.slurm_node && state.slurm_node->exit_code == 0)
     state.slurm_node->output = without_own_drain(state.slurm_node->output, ignored == IgnoredDrain::any);
   // The all-reduce runs only here (never in plan), and only where the inventory declares it.
-  const auto checks_wanted = (*data)->program->checks();
+  const NodeProgram& program = *m_data[i]->program;
+  const auto checks_wanted = program.checks();
   const auto& nccl_spec = m_nodes[i]->gpu.nccl_allreduce;
   if (nccl_spec && nccl_spec->enabled && std::ranges::find(checks_wanted, "nccl_allreduce") != checks_wanted.end()) {
     auto transport = m_pool.get(*m_nodes[i]);
@@ -247,8 +262,8 @@ exec::TaskResult Session::verify_one(std::size_t i, IgnoredDrain ignored, std::v
     if (run) state.nccl_allreduce = std::move(*run);
     else state.nccl_allreduce = ObservedNcclRun{{}, {}, -1, {}, run.error().message};
   }
-  const CheckInput input{m_inventory, *m_nodes[i], *(*data)->program, state};
-  checks = run_checks((*data)->program->checks(), input);
+  const CheckInput input{m_inventory, *m_nodes[i], program, state};
+  checks = run_checks(checks_wanted, input);
   m_hooks.on_checks_done(m_nodes[i]->name, checks);
   for (const auto& check : checks)
     if (check.status == CheckStatus::fail || check.status == CheckStatus::error)
@@ -261,7 +276,9 @@ std::vector<NodeVerifyOutcome> Session::verify(IgnoredDrain ignored) {
   const auto options = executor_options("verify");
   const auto outcomes = exec::run_on_nodes(m_nodes, [&](std::size_t i, const Node& node) -> exec::TaskResult {
     m_hooks.on_node_start(node.name, "verify");
-    return verify_one(i, ignored, results[i].checks);
+    auto done = verify_one(i, ignored, results[i].checks);
+    end_node_task(node);
+    return done;
   }, options);
   for (std::size_t i = 0; i < outcomes.size(); ++i) results[i].outcome = outcomes[i];
   return results;

@@ -80,7 +80,13 @@ class Session {
 
  private:
   struct NodeData;
-  Result<NodeData*> prepare(std::size_t index);
+  // Resolves the node's program (once per session) and gathers the node's current state.
+  Result<NodeState> gather(std::size_t index);
+  // Keeps the facts of a state whose plan or checks are made (gathered_facts); drops the rest.
+  void keep_facts(std::size_t index, NodeState&& state);
+  // Called when a node's task in a phase ends: closes its session unless every node's session
+  // fits in the open-file limit for the whole run (exec::can_keep_sessions_open).
+  void end_node_task(const Node& node);
   exec::TaskResult apply_one(std::size_t index, const NodePlan* plan, bool check_fresh, NodeApplyResult& result);
   // Applies a node's changes, inside a Slurm drain when they are disruptive (apply/drain.hpp).
   exec::TaskResult apply_changes(std::size_t index, const NodePlan& plan, NodeApplyResult& result);
@@ -95,6 +101,7 @@ class Session {
   SessionOptions m_options;
   RunHooks& m_hooks;
   exec::TransportPool m_pool;
+  bool m_keep_sessions = true;  // exec::can_keep_sessions_open at construction
   std::vector<std::unique_ptr<NodeData>> m_data;
 };
 
