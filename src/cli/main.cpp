@@ -3,11 +3,16 @@
 
 #include "command_registry.hpp"
 
+#include <gpuctl/util/open_files.hpp>
+
 #include <cstdio>
 #include <exception>
 
 int main(int argc, char** argv) {
   using namespace gpuctl::cli;
+  // One socket per node session: a run over a thousand nodes needs more than the usual soft
+  // limit of 1,024 descriptors (the Session closes sessions early if even the hard one is short).
+  gpuctl::util::raise_open_file_limit();
   CLI::App app{
       "gpuctl brings GPU nodes to a declared state over SSH: plan -> apply -> verify.\n"
       "Example: gpuctl validate cluster.yaml && gpuctl plan cluster.yaml",

@@ -2,6 +2,10 @@
 
 namespace gpuctl::exec {
 
+bool can_keep_sessions_open(std::size_t nodes, long open_file_limit) {
+  return open_file_limit >= k_reserved_descriptors && nodes <= static_cast<std::size_t>(open_file_limit - k_reserved_descriptors);
+}
+
 Result<Transport*> TransportPool::get(const Node& node) {
   {
     std::lock_guard lock(m_mutex);

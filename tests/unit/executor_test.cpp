@@ -1,14 +1,18 @@
 #include <gpuctl/exec/executor.hpp>
 #include <gpuctl/exec/remote_exec.hpp>
 #include <gpuctl/exec/transport_pool.hpp>
+#include <gpuctl/util/open_files.hpp>
 
 #include "fake_transport.hpp"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <limits>
 #include <stdexcept>
 #include <thread>
+
+#include <sys/resource.h>
 
 using namespace gpuctl;
 using namespace gpuctl::exec;
@@ -184,4 +188,27 @@ TEST(TransportPool, OpensOneTransportPerNodeAndRetriesFailedOpens) {
   EXPECT_EQ(pool.size(), 2u);
   pool.close("node01");
   EXPECT_EQ(pool.size(), 1u);
+}
+
+// A run keeps every node's session open only when they all fit beside gpuctl's own files.
+TEST(TransportPool, SessionsStayOpenOnlyWhenEveryNodeFitsTheOpenFileLimit) {
+  EXPECT_TRUE(can_keep_sessions_open(10, 1024));
+  EXPECT_TRUE(can_keep_sessions_open(1024 - k_reserved_descriptors, 1024));
+  EXPECT_FALSE(can_keep_sessions_open(1024 - k_reserved_descriptors + 1, 1024));
+  EXPECT_FALSE(can_keep_sessions_open(2000, 1024));
+  EXPECT_FALSE(can_keep_sessions_open(1, k_reserved_descriptors - 1));
+  EXPECT_TRUE(can_keep_sessions_open(100000, std::numeric_limits<long>::max()));
+}
+
+TEST(OpenFiles, RaiseLiftsTheSoftLimitToTheHardOne) {
+  rlimit before{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &before), 0);
+  if (before.rlim_max == RLIM_INFINITY || before.rlim_max < 512) GTEST_SKIP() << "needs a finite hard limit >= 512";
+  rlimit lowered = before;
+  lowered.rlim_cur = 256;
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &lowered), 0);
+  EXPECT_EQ(gpuctl::util::open_file_limit(), 256);
+  EXPECT_EQ(gpuctl::util::raise_open_file_limit(), static_cast<long>(before.rlim_max));
+  EXPECT_EQ(gpuctl::util::open_file_limit(), static_cast<long>(before.rlim_max));
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &before), 0);
 }

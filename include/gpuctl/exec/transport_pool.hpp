@@ -11,6 +11,16 @@
 
 namespace gpuctl::exec {
 
+// Descriptors a run keeps for everything but node sessions: stdio, the state database and its
+// journal, the run log, a template being read, libssh's own.
+inline constexpr long k_reserved_descriptors = 64;
+
+// Whether a run over `nodes` may keep every node's session open from start to end (one socket
+// each) within `open_file_limit` descriptors. When it may not, a node's session is closed as
+// soon as its task in a phase ends (and opened again in the next phase): a handshake more per
+// phase instead of nodes failing with "Too many open files".
+bool can_keep_sessions_open(std::size_t nodes, long open_file_limit);
+
 class TransportPool {
  public:
   explicit TransportPool(TransportFactory factory) : m_factory(std::move(factory)) {}

@@ -36,16 +36,39 @@ HOST_FINGERPRINT=$(ssh-keygen -lf "$SANDBOX/host_key.pub" | awk '{print $2}')
 
 port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
 
-# start_sshd ADDRESS...: one sshd listening on every ADDRESS at $SSHD_PORT.
+# start_sshd ADDRESS...: sshd listening on every ADDRESS at $SSHD_PORT; one sshd per 16
+# addresses (OpenSSH's MAX_LISTEN_SOCKS), all with the same keys and port. SSHD_PID is the first.
 start_sshd() {
-  local attempt address
+  local attempt first
   for attempt in 1 2 3 4 5; do
     SSHD_PORT=$((20000 + RANDOM % 20000))
-    {
-      for address in "$@"; do echo "ListenAddress $address:$SSHD_PORT"; done
-      cat <<CONFIG
+    local addresses=("$@") pids=() chunk=0 ok=1
+    while ((chunk * 16 < ${#addresses[@]})); do
+      start_one_sshd "$chunk" "${addresses[@]:chunk*16:16}" || { ok=0; break; }
+      pids+=("$STARTED_SSHD")
+      chunk=$((chunk + 1))
+    done
+    if ((ok)); then
+      SSHD_PID=${pids[0]}
+      return 0
+    fi
+    for first in "${pids[@]}"; do kill "$first" 2>/dev/null || true; wait "$first" 2>/dev/null || true; done
+  done
+  grep -q "Operation not permitted" "$SANDBOX/sshd.log" && skip "cannot start sshd here: $(tail -3 "$SANDBOX/sshd.log")"
+  die "sshd did not start: $(tail -5 "$SANDBOX/sshd.log")"
+}
+
+# start_one_sshd K ADDRESS...: sshd number K on ADDRESS... at $SSHD_PORT; its PID in
+# STARTED_SSHD. Fails (after stopping it) when it does not listen.
+start_one_sshd() {
+  local k=$1 address config=$SANDBOX/sshd_config
+  shift
+  [[ $k == 0 ]] || config=$SANDBOX/sshd_config.$k
+  {
+    for address in "$@"; do echo "ListenAddress $address:$SSHD_PORT"; done
+    cat <<CONFIG
 HostKey $SANDBOX/host_key
-PidFile $SANDBOX/sshd.pid
+PidFile $SANDBOX/sshd.$k.pid
 AuthorizedKeysFile $SANDBOX/authorized_keys
 UsePAM no
 PasswordAuthentication no
@@ -57,33 +80,31 @@ MaxStartups 200
 MaxSessions 100
 LogLevel ERROR
 CONFIG
-    } >"$SANDBOX/sshd_config"
-    /usr/sbin/sshd -t -f "$SANDBOX/sshd_config" 2>"$SANDBOX/sshd_check.log" ||
-      { [[ -d /run/sshd ]] || grep -q "privilege separation" "$SANDBOX/sshd_check.log"; } ||
-      die "sshd rejects our config: $(cat "$SANDBOX/sshd_check.log")"
-    if [[ -d /run/sshd || $(id -u) -ne 0 ]]; then
-      /usr/sbin/sshd -D -e -f "$SANDBOX/sshd_config" 2>>"$SANDBOX/sshd.log" &
-    else
-      # sshd insists on /run/sshd; give it one in a private mount namespace instead of
-      # creating it on the host.
-      command -v unshare >/dev/null || skip "/run/sshd is missing and unshare is unavailable"
-      unshare -m --propagation private sh -c \
-        'mount -t tmpfs tmpfs /run && mkdir -m 755 /run/sshd && exec /usr/sbin/sshd -D -e -f "$1"' \
-        sh "$SANDBOX/sshd_config" 2>>"$SANDBOX/sshd.log" &
-    fi
-    SSHD_PID=$!
-    STARTED_PIDS+=("$SSHD_PID")
-    local i
-    for i in $(seq 50); do
-      if port_open "$1" "$SSHD_PORT"; then return 0; fi
-      kill -0 "$SSHD_PID" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill "$SSHD_PID" 2>/dev/null || true
-    wait "$SSHD_PID" 2>/dev/null || true
+  } >"$config"
+  /usr/sbin/sshd -t -f "$config" 2>"$SANDBOX/sshd_check.log" ||
+    { [[ -d /run/sshd ]] || grep -q "privilege separation" "$SANDBOX/sshd_check.log"; } ||
+    die "sshd rejects our config: $(cat "$SANDBOX/sshd_check.log")"
+  if [[ -d /run/sshd || $(id -u) -ne 0 ]]; then
+    /usr/sbin/sshd -D -e -f "$config" 2>>"$SANDBOX/sshd.log" &
+  else
+    # sshd insists on /run/sshd; give it one in a private mount namespace instead of
+    # creating it on the host.
+    command -v unshare >/dev/null || skip "/run/sshd is missing and unshare is unavailable"
+    unshare -m --propagation private sh -c \
+      'mount -t tmpfs tmpfs /run && mkdir -m 755 /run/sshd && exec /usr/sbin/sshd -D -e -f "$1"' \
+      sh "$config" 2>>"$SANDBOX/sshd.log" &
+  fi
+  STARTED_SSHD=$!
+  STARTED_PIDS+=("$STARTED_SSHD")
+  local i
+  for i in $(seq 50); do
+    if port_open "$1" "$SSHD_PORT"; then return 0; fi
+    kill -0 "$STARTED_SSHD" 2>/dev/null || break
+    sleep 0.1
   done
-  grep -q "Operation not permitted" "$SANDBOX/sshd.log" && skip "cannot start sshd here: $(tail -3 "$SANDBOX/sshd.log")"
-  die "sshd did not start: $(tail -5 "$SANDBOX/sshd.log")"
+  kill "$STARTED_SSHD" 2>/dev/null || true
+  wait "$STARTED_SSHD" 2>/dev/null || true
+  return 1
 }
 
 # start_hang_listener ADDRESS PORT: accepts TCP connections and never says a word.
