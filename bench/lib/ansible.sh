@@ -82,6 +82,23 @@ lifecycle_ansible() {
   measure apply-again "$N" ansible "$1" "${PLAY[@]}" "$BENCH/ansible/gpu-node.yml"; close_masters
   measure plan-converged "$N" ansible "$1" "${PLAY[@]}" "$BENCH/ansible/gpu-node.yml" --check --diff; close_masters
   measure verify "$N" ansible "$1" "${PLAY[@]}" "$BENCH/ansible/verify.yml"; close_masters
+  same_job_check "$1"
+}
+
+# Untimed: the two tools must do the same job. On nodes Ansible just converged, gpuctl must find
+# nothing to change and every check must pass; anything else is logged as a warning (and in
+# results/equivalence.txt) so a playbook that drifted from gpuctl's is seen, not benchmarked.
+same_job_check() {  # RUN
+  local log=$LOGS/equivalence-$N-$1.log plan_rc=0 verify_rc=0
+  "$GPUCTL" plan "$INV" --no-progress --forks "$N" --detailed-exitcode > "$log" 2>&1 || plan_rc=$?
+  "$GPUCTL" verify "$INV" --no-progress --forks "$N" >> "$log" 2>&1 || verify_rc=$?
+  local summary; summary=$(grep -E '^(Plan|Verify):' "$log" | tr '\n' ' ')
+  echo "$N nodes, run $1: after Ansible's apply, gpuctl plan rc=$plan_rc, verify rc=$verify_rc: $summary" >> "$RES/equivalence.txt"
+  if ((plan_rc != 0 || verify_rc != 0)); then
+    log "warning: gpuctl does not see Ansible's result as converged (plan rc=$plan_rc, verify rc=$verify_rc): $log"
+  else
+    log "same job: gpuctl plan finds nothing to change after Ansible's apply, verify passes"
+  fi
 }
 
 # One sample of each converged-node job per tool, interleaved job by job (the tool that goes
