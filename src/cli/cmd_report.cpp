@@ -5,6 +5,7 @@
 #include "local_files.hpp"
 #include "state_support.hpp"
 
+#include <gpuctl/inventory/loader.hpp>
 #include <gpuctl/report/html.hpp>
 #include <gpuctl/report/prometheus.hpp>
 #include <gpuctl/report/reports.hpp>
@@ -15,6 +16,21 @@
 
 namespace gpuctl::cli {
 namespace {
+
+// Describes the run's cluster and node groups (for the page's group filter) from the inventory
+// the run read, if that file is still there with the digest the run recorded: the history keeps
+// no copy of the inventory, and groups from a changed one could be wrong. Otherwise says why
+// the page has no group filter.
+void describe_recorded_inventory(const state::RunRecord& run, HtmlReportInfo& info) {
+  if (run.inventory_path.empty()) return;
+  auto loaded = load_inventory(run.inventory_path);
+  if (loaded.ok() && loaded.inventory->digest == run.inventory_digest) {
+    info.describe_inventory(*loaded.inventory);
+    return;
+  }
+  fmt::print(stderr, "gpuctl: note: the HTML report has no group filter: {} {} since run {}\n", run.inventory_path,
+             loaded.ok() ? "changed" : "cannot be read", run.id);
+}
 
 struct ReportCliOptions {
   StateCliOptions state;
@@ -41,6 +57,7 @@ int run_report(const ReportCliOptions& options) {
     HtmlReportInfo info;
     info.title = fmt::format("gpuctl {} (run {})", run.command, run.id);
     info.generated_at = when;
+    describe_recorded_inventory(run, info);
     files.emplace_back(options.html, render_verify_html(report->outcomes, info));
   }
   if (!options.json.empty()) files.emplace_back(options.json, verify_to_json(report->outcomes));

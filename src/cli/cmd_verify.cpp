@@ -47,10 +47,7 @@ bool write_reports(const VerifyCliOptions& options, const std::vector<NodeVerify
   if (!options.html.empty()) {
     HtmlReportInfo info;
     info.generated_at = utc_now();
-    if (inventory) {
-      info.cluster = inventory->cluster.name;
-      for (const auto& node : inventory->nodes) info.node_groups[node.name] = node.groups;
-    }
+    if (inventory) info.describe_inventory(*inventory);
     files.emplace_back(options.html, render_verify_html(outcomes, info));
   }
   if (!options.prom.empty())

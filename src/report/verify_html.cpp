@@ -121,6 +121,11 @@ std::string html_escape(std::string_view text) {
   return out;
 }
 
+void HtmlReportInfo::describe_inventory(const Inventory& inventory) {
+  cluster = inventory.cluster.name;
+  for (const auto& node : inventory.nodes) node_groups[node.name] = node.groups;
+}
+
 std::string render_verify_html(const std::vector<NodeVerifyOutcome>& outcomes, const HtmlReportInfo& info) {
   const auto e = [](std::string_view text) { return html_escape(text); };
   std::vector<std::string> columns;

@@ -129,5 +129,15 @@ cell = re.search(r'<td class="cell" data-check="nvidia_loaded" data-status="(fai
 assert cell, "nvidia_loaded did not fail on a host without GPUs"
 row = re.search(r'<tr [^>]*id="p-n1-nvidia_loaded".*?</tr>', dom, re.S).group(0)
 assert '<code class="command">$ cat /proc/modules</code>' in row, row
+# The group filter comes from the inventory the run read (unchanged since).
+assert '<option value="gpu">gpu</option>' in dom, "the recorded run's page has no group filter"
+assert re.search(r'<tr [^>]*data-node="n1"[^>]*data-groups="gpu"', dom), "n1's row lacks its group"
 PY
+# Once the inventory changed, its groups may not be the run's: no group filter, and a note why.
+echo "# edited after the run" >>"$work/local.yaml"
+"$GPUCTL" report "$run_id" --html "$work/run-changed.html" >/dev/null 2>"$work/run-changed.err" ||
+  fail "report $run_id after an inventory change failed: $(cat "$work/run-changed.err")"
+grep -q "no group filter: .*local.yaml changed since run $run_id" "$work/run-changed.err" ||
+  fail "no note about the changed inventory: $(cat "$work/run-changed.err")"
+grep -q '<option value="gpu">' "$work/run-changed.html" && fail "groups taken from a changed inventory"
 echo "PASS: verify HTML reports (saved result and recorded run $run_id) rendered and checked in headless Chromium"

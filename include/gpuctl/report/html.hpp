@@ -18,6 +18,9 @@ struct HtmlReportInfo {
   std::string cluster;                                          // shown in the header; may be empty
   std::string generated_at;                                     // shown as given, e.g. an ISO 8601 UTC time
   std::map<std::string, std::vector<std::string>> node_groups;  // node -> its groups, for the group filter
+
+  // The cluster's name and every node's groups, from the inventory the report is about.
+  void describe_inventory(const Inventory& inventory);
 };
 
 // Every node is a row (in the given order), every check seen on any node a column (in first-seen
