@@ -8,7 +8,6 @@
 #include <gpuctl/inventory/loader.hpp>
 
 #include <fmt/format.h>
-#include <cstdio>
 #include <iostream>
 #include <unistd.h>
 
@@ -68,7 +67,6 @@ int run_facts(const FactsCommandOptions& options, const GlobalOptions& globals) 
   const auto outcomes = facts::gather_facts(nodes, gather, default_transport_factory(kind));
 
   if (options.json) {
-    std::fflush(stdout);
     facts::write_facts_report_json(std::cout, outcomes);
     std::cout << std::endl;
   } else {

@@ -1,6 +1,6 @@
 #include <gpuctl/exec/executor.hpp>
 
-#include <sys/resource.h>
+#include <gpuctl/util/open_files.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -25,9 +25,7 @@ std::string_view to_string(NodeStatus status) {
 
 int effective_forks(int requested, std::size_t node_count) {
   long limit = std::max(requested, 1);
-  rlimit files{};
-  if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY)
-    limit = std::min<long>(limit, std::max<long>(1, static_cast<long>(files.rlim_cur / 4)));
+  limit = std::min<long>(limit, std::max<long>(1, util::open_file_limit() / 4));
   limit = std::min<long>(limit, static_cast<long>(std::max<std::size_t>(node_count, 1)));
   return static_cast<int>(limit);
 }

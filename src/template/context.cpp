@@ -333,14 +333,10 @@ TemplateValue build_node_context(const Node& node) {
   return context;
 }
 
-TemplateValue build_template_context(const TemplateValue& cluster, const Node& node) {
-  TemplateValue context = cluster;
+TemplateValue build_template_context(const Inventory& inventory, const Node& node) {
+  TemplateValue context = build_cluster_context(inventory);
   context["node"] = node_value(node);
   return context;
-}
-
-TemplateValue build_template_context(const Inventory& inventory, const Node& node) {
-  return build_template_context(build_cluster_context(inventory), node);
 }
 
 }  // namespace gpuctl

@@ -166,10 +166,6 @@ class Checker {
 
 }  // namespace
 
-Result<void> check_template(std::string_view text, const std::string& template_name, const TemplateValue& context) {
-  return Checker(text, template_name).run({&context});
-}
-
 Result<void> check_template(std::string_view text, const std::string& template_name,
                             const std::vector<const TemplateValue*>& layers) {
   return Checker(text, template_name).run(layers);

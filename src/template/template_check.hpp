@@ -18,9 +18,8 @@ namespace gpuctl::detail {
 // context lacks (with a "did you mean"), a list or object used as a plain variable, an
 // unclosed tag, an unopened/unclosed/mismatched section, partials and delimiter changes
 // (not supported). where.node is left for the caller to fill.
-Result<void> check_template(std::string_view text, const std::string& template_name, const TemplateValue& context);
-// The same against a context made of layers looked up in turn, last first (as a renderer that
-// stacks them does): {cluster, node} checks against the node's context without merging them.
+// The context is made of layers looked up in turn, last first (as a renderer that stacks them
+// does): {cluster, node} checks against the node's context without merging the two.
 Result<void> check_template(std::string_view text, const std::string& template_name,
                             const std::vector<const TemplateValue*>& layers);
 

@@ -82,11 +82,8 @@ TemplateValue build_template_context(const Inventory& inventory, const Node& nod
 TemplateValue build_cluster_context(const Inventory& inventory);
 // The node's own part of its context: an object holding `node` only. Its names never clash
 // with build_cluster_context's, so a renderer may look names up in the two in turn instead of
-// copying the cluster part into every node's context.
+// copying the cluster part into every node's context (build_template_context is the two merged).
 TemplateValue build_node_context(const Node& node);
-// `cluster` (from build_cluster_context of the node's inventory) plus the node's own values:
-// the same context as build_template_context.
-TemplateValue build_template_context(const TemplateValue& cluster, const Node& node);
 
 // Where the CUDA repository's signing key lives on a node; the apt source's signed-by points
 // here. ".asc" for an armored key (key ending .asc or .pub), ".gpg" otherwise.

@@ -39,7 +39,7 @@ port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
 # start_sshd ADDRESS...: sshd listening on every ADDRESS at $SSHD_PORT; one sshd per 16
 # addresses (OpenSSH's MAX_LISTEN_SOCKS), all with the same keys and port. SSHD_PID is the first.
 start_sshd() {
-  local attempt first
+  local attempt pid
   for attempt in 1 2 3 4 5; do
     SSHD_PORT=$((20000 + RANDOM % 20000))
     local addresses=("$@") pids=() chunk=0 ok=1
@@ -52,7 +52,7 @@ start_sshd() {
       SSHD_PID=${pids[0]}
       return 0
     fi
-    for first in "${pids[@]}"; do kill "$first" 2>/dev/null || true; wait "$first" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
   done
   grep -q "Operation not permitted" "$SANDBOX/sshd.log" && skip "cannot start sshd here: $(tail -3 "$SANDBOX/sshd.log")"
   die "sshd did not start: $(tail -5 "$SANDBOX/sshd.log")"
