@@ -2,6 +2,7 @@
 // checked against the context first (template_check.cpp: missing names become errors with a
 // line), then rendered by kainjow with HTML escaping turned off: these are config files.
 #include "template_check.hpp"
+#include <gpuctl_build_paths.hpp>
 
 #include <gpuctl/template/context.hpp>
 #include <gpuctl/template/renderer.hpp>

@@ -1,4 +1,5 @@
 #include <gpuctl/util/data_dir.hpp>
+#include <gpuctl_build_paths.hpp>
 
 #include <cstdlib>
 #include <filesystem>

@@ -1,6 +1,7 @@
 // Slurm drain around disruptive changes (apply/drain.hpp): the pure decisions as tables, and
 // the scontrol/squeue commands against a FakeTransport, on real Slurm 22.05 captures.
 #include "fake_transport.hpp"
+#include <gpuctl_build_paths.hpp>
 
 #include <gpuctl/apply/drain.hpp>
 

@@ -1,6 +1,7 @@
 // `scontrol show node` parsing (facts/slurm.hpp) on real Slurm 22.05 captures from the
 // sandbox (tests/data/slurm/), plus the state rules slurmd_registered builds on.
 #include <gpuctl/facts/slurm.hpp>
+#include <gpuctl_build_paths.hpp>
 
 #include <gtest/gtest.h>
 

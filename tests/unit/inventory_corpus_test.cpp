@@ -1,6 +1,7 @@
 // Every file in tests/data/inventories/bad must fail with the diagnostics its "# expect:"
 // lines name; every file in good/ must load, with exactly the warnings its "# warn:" lines name.
 #include <gpuctl/inventory/loader.hpp>
+#include <gpuctl_build_paths.hpp>
 #include <gpuctl/util/strings.hpp>
 
 #include <gtest/gtest.h>

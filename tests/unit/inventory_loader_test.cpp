@@ -1,4 +1,5 @@
 #include <gpuctl/inventory/loader.hpp>
+#include <gpuctl_build_paths.hpp>
 
 #include <gtest/gtest.h>
 

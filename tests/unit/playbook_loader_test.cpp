@@ -1,5 +1,6 @@
 // Loading and checking playbooks (playbook/loader.hpp), including the shipped ones.
 #include <gpuctl/playbook/loader.hpp>
+#include <gpuctl_build_paths.hpp>
 
 #include <gtest/gtest.h>
 

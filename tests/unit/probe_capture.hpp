@@ -2,6 +2,7 @@
 // Test helpers for the captured command outputs under tests/data (GPUCTL_TEST_DATA_DIR).
 
 #include <gtest/gtest.h>
+#include <gpuctl_build_paths.hpp>
 
 #include <fstream>
 #include <optional>

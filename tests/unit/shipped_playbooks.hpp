@@ -3,6 +3,7 @@
 // node, for tests of templates and rendering.
 
 #include <gpuctl/plan/program_files.hpp>
+#include <gpuctl_build_paths.hpp>
 #include <gpuctl/playbook/loader.hpp>
 
 #include <stdexcept>

@@ -7,6 +7,7 @@
 //   GPUCTL_UPDATE_GOLDEN=1 ./tests/gpuctl_unit_tests --gtest_filter='TemplateGolden*'
 // then review `git diff tests/data/golden` before committing.
 #include "template_test_inventory.hpp"
+#include <gpuctl_build_paths.hpp>
 
 #include <gpuctl/inventory/loader.hpp>
 #include "shipped_playbooks.hpp"

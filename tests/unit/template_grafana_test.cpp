@@ -1,6 +1,7 @@
 // The Grafana dashboard template: it renders to valid JSON (Grafana's own ${...} series names
 // survive Mustache) that charts the DCGM fields the alerts watch.
 #include <gpuctl/inventory/loader.hpp>
+#include <gpuctl_build_paths.hpp>
 #include "shipped_playbooks.hpp"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,6 @@
 // Verification checks (verify/checks.hpp) over NodeFacts and NodeState built from values.
 #include <gpuctl/verify/checks.hpp>
+#include <gpuctl_build_paths.hpp>
 
 #include "nvlink_test_state.hpp"
 #include "program_builder.hpp"
