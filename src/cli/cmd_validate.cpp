@@ -25,9 +25,12 @@ int run_validate(const ValidateOptions& options, const GlobalOptions& globals) {
       if (d.severity == Severity::error || globals.verbosity >= 0) fmt::print(stderr, "{}\n", d.to_string());
     const auto errors = std::ranges::count(result.diagnostics, Severity::error, &Diagnostic::severity);
     const auto warnings = static_cast<long>(result.diagnostics.size()) - errors;
-    if (result.ok() && globals.verbosity >= 0)
-      fmt::print("{}: valid ({} hosts, {} groups, {} warning{})\n", options.inventory, result.inventory->nodes.size(),
-                 result.inventory->groups.size(), warnings, warnings == 1 ? "" : "s");
+    if (result.ok() && globals.verbosity >= 0) {
+      const auto hosts = result.inventory->nodes.size();
+      const auto groups = result.inventory->groups.size();
+      fmt::print("{}: valid ({} host{}, {} group{}, {} warning{})\n", options.inventory, hosts, hosts == 1 ? "" : "s",
+                 groups, groups == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
+    }
     else if (!result.ok())
       fmt::print(stderr, "{}: invalid ({} error{}, {} warning{})\n", options.inventory, errors, errors == 1 ? "" : "s",
                  warnings, warnings == 1 ? "" : "s");
