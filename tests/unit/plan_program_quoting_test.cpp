@@ -110,8 +110,8 @@ TEST_F(HostileValues, AKeyUrlReachesCurlAsOneArgument) {
     ASSERT_TRUE(program) << program.error().to_string();
     const auto* curl = command_starting(*program, "curl");
     ASSERT_NE(curl, nullptr);
-    EXPECT_EQ(run(curl->command.run),
-              "-fsSL\n--retry\n3\n-o\n/etc/apt/keyrings/gpuctl-cuda.asc\n--url\n" + url + "\n");
+    // The key's file name follows the URL's suffix (.asc, else .gpg).
+    EXPECT_EQ(run(curl->command.run), "-fsSL\n--retry\n3\n-o\n" + curl->command.creates + "\n--url\n" + url + "\n");
     EXPECT_FALSE(fs::exists(canary())) << curl->command.run;
   }
 }

@@ -29,7 +29,9 @@ TEST(NodePath, RefusesRelativeUnnormalisedAndControlCharacters) {
                            "/etc/x\nrm", "/etc/\x1b[31mx"}) {
     const auto checked = check_node_path(path, "file path");
     EXPECT_FALSE(checked) << path;
-    if (!checked) EXPECT_FALSE(checked.error().hint.empty());
+    if (!checked) {
+      EXPECT_FALSE(checked.error().hint.empty());
+    }
   }
 }
 
