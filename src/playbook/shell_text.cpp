@@ -39,7 +39,9 @@ class ShellScanner {
     return std::string(m_text.substr(pos, close == std::string_view::npos ? 12 : close + 2 - pos));
   }
 
+  // `fix` may show the reference as {{name}}; the error shows the one refused.
   std::unexpected<Error> refuse(std::size_t pos, std::string_view where, std::string fix) const {
+    if (const auto at = fix.find("{{name}}"); at != std::string::npos) fix.replace(at, 8, reference_text(pos));
     return std::unexpected(Error{ErrorCode::validation,
                                  fmt::format("'{}' is {} in the command '{}': no quoting makes a value literal there",
                                              reference_text(pos), where, m_text),

@@ -87,6 +87,12 @@ INSTANTIATE_TEST_SUITE_P(
                       Refused{"echo 'open {{a}}", "unterminated '"}, Refused{"echo \"open", "unterminated \""},
                       Refused{"echo $(open", "unterminated $("}, Refused{"echo {{a}", "unclosed"}));
 
+TEST(ShellReferences, TheFixShowsTheRefusedReference) {
+  const auto references = find_shell_references("echo \"$(cat {{ labels.file }})\"");
+  ASSERT_FALSE(references);
+  EXPECT_NE(references.error().hint.find("v={{ labels.file }}"), std::string::npos) << references.error().hint;
+}
+
 TEST(QuoteForShell, SingleQuotesEveryValueAndEscapesItsQuotes) {
   EXPECT_EQ(quote_for_shell("550.127.08", ShellQuoting::unquoted), "'550.127.08'");
   EXPECT_EQ(quote_for_shell("550.127.08", ShellQuoting::single_quoted), "550.127.08");
