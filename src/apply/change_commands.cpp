@@ -35,9 +35,10 @@ std::string package_install_command(const PackageResource& package) {
         "pick() {{ apt-cache madison {0} 2>/dev/null | awk -F'|' '{{gsub(/ /, \"\", $2); print $2}}' | grep -E {1} | head -n1; }}\n"
         "v=$(pick)\n"
         "if [ -z \"$v\" ]; then apt-get update -q >/dev/null; v=$(pick); fi\n"
-        "if [ -z \"$v\" ]; then echo \"gpuctl: version {2} of {3} is not in the configured repositories\" >&2; exit 100; fi\n"
-        "{4} {0}=\"$v\"\n",
-        name, pattern, package.version, package.name, apt_install);
+        "if [ -z \"$v\" ]; then printf 'gpuctl: version %s of %s is not in the configured repositories\\n' {2} {0} >&2; "
+        "exit 100; fi\n"
+        "{3} {0}=\"$v\"\n",
+        name, pattern, util::shell_quote(package.version), apt_install);
   }
   if (package.hold) script += fmt::format("apt-mark hold {} >/dev/null\n", name);
   return script;

@@ -86,7 +86,9 @@ void register_render_command(CLI::App& app, GlobalOptions& globals, int& exit_co
   cmd->add_option("--out", options->out_dir, "Write DIR/<node>/<path> trees instead of printing");
   cmd->add_option("--templates", options->templates_dir, "Templates directory (default: the shipped templates)");
   cmd->add_option("-p,--playbook", options->playbooks,
-                  "Playbook name or file whose files to render (repeatable; default: gpu-node and head-node)");
+                  "Playbook whose files to render: a shipped name (gpu-node), or a file given as a path (with a / or "
+                  "ending in .yaml/.yml); never a file of the working directory by name (repeatable; default: gpu-node "
+                  "and head-node)");
   cmd->callback([options, &globals, &exit_code] { exit_code = run_render(*options, globals); });
 }
 

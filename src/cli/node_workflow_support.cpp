@@ -39,7 +39,9 @@ void add_node_workflow_options(CLI::App& command, NodeWorkflowCliOptions& option
   command.add_flag("-y,--yes", options.yes, "Do not ask for confirmation (needed without a terminal)");
   command.add_flag("--json", options.json, "The report as JSON on stdout");
   command.add_option("-p,--playbook", options.target.playbooks,
-                     "Playbook name or file (repeatable; default: gpu-node and head-node)");
+                     "A shipped playbook by name (gpu-node), or a file given as a path (with a / or ending in "
+                     ".yaml/.yml); a name never means a file of the working directory (repeatable; default: "
+                     "gpu-node and head-node)");
   command.add_option("--templates", options.target.templates_dir, "Directory of templates (default: the shipped ones)");
   add_drain_timeout_option(command, options.drain_timeout_s);
   command.add_flag("--resume", options.resume,

@@ -47,7 +47,9 @@ void add_target_options(CLI::App& command, TargetOptions& options, bool inventor
   command.add_option("--connection", options.connection, "Override every node's connection")
       ->check(CLI::IsMember({"ssh", "local"}));
   command.add_option("-p,--playbook", options.playbooks,
-                     "Playbook name or file (repeatable; default: gpu-node and head-node)");
+                     "A shipped playbook by name (gpu-node), or a file given as a path (with a / or ending in "
+                     ".yaml/.yml); a name never means a file of the working directory (repeatable; default: "
+                     "gpu-node and head-node)");
   command.add_option("--templates", options.templates_dir, "Directory of templates (default: the shipped ones)");
   command.add_flag("--no-progress", options.no_progress, "No live progress view: plain timestamped lines on stderr");
 }

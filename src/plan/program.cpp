@@ -1,6 +1,7 @@
 #include <gpuctl/plan/program.hpp>
 
 #include <gpuctl/plan/secrets.hpp>
+#include <gpuctl/playbook/resource_values.hpp>
 #include <gpuctl/playbook/variables.hpp>
 #include <gpuctl/template/renderer.hpp>
 #include <gpuctl/util/file_io.hpp>
@@ -25,18 +26,24 @@ Error in_context(Error error, const Playbook& playbook, const Step& step, const 
   return error;
 }
 
-// Substitutes every string field a resource has, in place.
+// Substitutes every string field a resource has, in place: shell command text with each value
+// quoted for where it stands, the other fields as they are and then checked as paths, names
+// and versions (playbook/resource_values.hpp).
 Result<void> substitute_resource(Resource& r, const Variables& vars) {
+  for (auto* field : {&r.command.run, &r.command.unless}) {
+    auto command = substitute_shell(*field, vars);
+    if (!command) return std::unexpected(command.error());
+    *field = std::move(*command);
+  }
   std::vector<std::string*> fields{&r.when, &r.file.path, &r.file.template_name, &r.file.source, &r.file.secret,
                                    &r.file.owner, &r.file.group, &r.package.name, &r.package.version,
-                                   &r.service.name, &r.command.run, &r.command.creates, &r.command.unless,
-                                   &r.command.reason};
+                                   &r.service.name, &r.command.creates, &r.command.reason};
   for (auto* field : fields) {
     auto value = substitute(*field, vars);
     if (!value) return std::unexpected(value.error());
     *field = std::move(*value);
   }
-  return {};
+  return check_resource_values(r);
 }
 
 Result<ResolvedResource> resolve_resource(const Resource& source, const Inventory& inventory, const Node& node,
@@ -82,7 +89,7 @@ Result<NodeProgram> resolve_program(const Inventory& inventory, const Node& node
       if (!applies) return std::unexpected(in_context(applies.error(), playbook, step, node, step.line));
       if (!*applies) continue;
       ResolvedStep resolved{&step, &playbook, {}, {}};
-      auto reboot_unless = substitute(step.reboot_unless, vars);
+      auto reboot_unless = substitute_shell(step.reboot_unless, vars);
       if (!reboot_unless) return std::unexpected(in_context(reboot_unless.error(), playbook, step, node, step.line));
       resolved.reboot_unless = std::move(*reboot_unless);
       for (const auto& resource : step.resources) {

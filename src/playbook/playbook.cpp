@@ -2,7 +2,9 @@
 #include <gpuctl/playbook/playbook.hpp>
 
 #include <gpuctl/util/data_dir.hpp>
+#include <gpuctl/util/strings.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
 
@@ -40,14 +42,39 @@ std::string default_playbooks_dir() { return util::data_dir("playbooks", "GPUCTL
 
 std::vector<std::string> default_playbook_names() { return {"gpu-node", "head-node"}; }
 
+bool names_a_playbook_file(std::string_view argument) {
+  return argument.find('/') != std::string_view::npos || argument.ends_with(".yaml") || argument.ends_with(".yml");
+}
+
+// A name is looked up only among the shipped playbooks, never in the working directory: a file
+// there named `gpu-node` must not stand in for the reviewed one. Paths come back absolute, so
+// the plan names the file it used and a saved plan finds it again from any directory.
 Result<std::string> find_playbook(const std::string& name_or_path) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (fs::is_regular_file(name_or_path, ec)) return name_or_path;
+  const auto absolute = [&](const fs::path& path) {
+    const auto full = fs::absolute(path, ec);
+    return (ec ? path : full).lexically_normal().string();
+  };
+  if (names_a_playbook_file(name_or_path)) {
+    if (fs::is_regular_file(name_or_path, ec)) return absolute(name_or_path);
+    return fail(ErrorCode::not_found, fmt::format("no playbook file '{}'", name_or_path), {},
+                fmt::format("check the path; shipped playbooks are named without a path or .yaml (-p gpu-node), from {}",
+                            default_playbooks_dir()));
+  }
   const auto shipped = fs::path(default_playbooks_dir()) / (name_or_path + ".yaml");
-  if (fs::is_regular_file(shipped, ec)) return shipped.string();
-  return fail(ErrorCode::not_found, fmt::format("no playbook '{}'", name_or_path), {},
-              fmt::format("give a file path or the name of one in {}", default_playbooks_dir()));
+  if (fs::is_regular_file(shipped, ec)) return absolute(shipped);
+  std::vector<std::string> names;
+  for (fs::directory_iterator it(default_playbooks_dir(), ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == ".yaml") names.push_back(it->path().stem().string());
+  std::ranges::sort(names);
+  const auto suggestion = util::closest_match(name_or_path, names);
+  return fail(ErrorCode::not_found, fmt::format("no shipped playbook '{}' in {}", name_or_path, default_playbooks_dir()),
+              {},
+              suggestion ? fmt::format("did you mean '{}'? A file of your own is given as a path: ./{}.yaml", *suggestion,
+                                       name_or_path)
+                         : fmt::format("shipped: {}; a file of your own is given as a path: ./{}.yaml",
+                                       names.empty() ? std::string("none") : util::join(names, ", "), name_or_path));
 }
 
 }  // namespace gpuctl

@@ -1,5 +1,6 @@
 #include <gpuctl/playbook/variables.hpp>
 
+#include <gpuctl/playbook/shell_text.hpp>
 #include <gpuctl/template/context.hpp>
 #include <gpuctl/util/strings.hpp>
 
@@ -140,6 +141,25 @@ Result<std::string> substitute(std::string_view text, const Variables& variables
     pos = close + 2;
   }
   out.append(text.substr(pos));
+  return out;
+}
+
+Result<std::string> substitute_shell(std::string_view command, const Variables& variables) {
+  auto references = find_shell_references(command);
+  if (!references) return std::unexpected(references.error());
+  std::string out;
+  std::size_t pos = 0;
+  for (const auto& reference : *references) {
+    out.append(command.substr(pos, reference.begin - pos));
+    const auto it = variables.find(reference.name);
+    if (it == variables.end()) return std::unexpected(unknown_variable(reference.name, variables));
+    if (it->second.find('\0') != std::string::npos)
+      return fail(ErrorCode::validation, fmt::format("the value of '{}' contains a NUL byte, which no shell command can hold",
+                                                     reference.name));
+    out += quote_for_shell(it->second, reference.quoting);
+    pos = reference.end;
+  }
+  out.append(command.substr(pos));
   return out;
 }
 

@@ -1,6 +1,7 @@
 // The only playbook file that includes yaml-cpp: turns YAML into a checked Playbook.
 #include <gpuctl/playbook/loader.hpp>
 
+#include <gpuctl/playbook/shell_text.hpp>
 #include <gpuctl/util/file_io.hpp>
 #include <gpuctl/util/sha256.hpp>
 #include <gpuctl/util/strings.hpp>
@@ -71,6 +72,14 @@ class Reader {
     if (!node.IsScalar() || !YAML::convert<bool>::decode(node, value))
       return std::unexpected(error_at(node, fmt::format("'{}' in {} must be true or false", key, where)));
     return std::optional<bool>{value};
+  }
+
+  // Refuses now, with the field's position, what substitution would refuse on every node: a
+  // `{{name}}` where no quoting makes a value literal, an unterminated quote (shell_text.hpp).
+  Result<void> check_shell_command(const YAML::Node& map, const char* key, const std::string& command) const {
+    if (auto references = find_shell_references(command); !references)
+      return std::unexpected(error_at(map[key], references.error().message, references.error().hint));
+    return {};
   }
 
   const std::string& path() const { return m_path; }
@@ -151,6 +160,8 @@ Result<Resource> read_resource(const Reader& r, const YAML::Node& node, std::str
     GPUCTL_TRY(creates, r.text(node, "creates", where));
     GPUCTL_TRY(unless, r.text(node, "unless", where));
     GPUCTL_TRY(reason, r.text(node, "reason", where));
+    if (auto ok = r.check_shell_command(node, "command", run); !ok) return std::unexpected(ok.error());
+    if (auto ok = r.check_shell_command(node, "unless", unless); !ok) return std::unexpected(ok.error());
     resource.command = CommandResource{run, creates, unless, reason};
   }
   return resource;
@@ -169,6 +180,7 @@ Result<Step> read_step(const Reader& r, const YAML::Node& node) {
   GPUCTL_TRY(reboot, r.text(node, "reboot", where));
   GPUCTL_TRY(checks, r.list(node, "checks", where));
   GPUCTL_TRY(reboot_unless, r.text(node, "reboot_unless", where));
+  if (auto ok = r.check_shell_command(node, "reboot_unless", reboot_unless); !ok) return std::unexpected(ok.error());
   step.reboot_unless = reboot_unless;
   step.name = name;
   step.description = description;
@@ -197,6 +209,12 @@ Result<Handler> read_handler(const Reader& r, const YAML::Node& node) {
   GPUCTL_TRY(description, r.text(node, "description", "a handler"));
   if (name.empty() || run.empty() == service.empty())
     return std::unexpected(r.error_at(node, "a handler needs a name and exactly one of run, service"));
+  // Handlers run as written on every node: a `{{` would reach the shell as it is.
+  if (run.find("{{") != std::string::npos || service.find("{{") != std::string::npos)
+    return std::unexpected(r.error_at(node[run.empty() ? "service" : "run"],
+                                      fmt::format("handler '{}' uses a {{{{variable}}}}, but handlers are not substituted", name),
+                                      "put the command in a step's command resource, where values are quoted"));
+  if (auto ok = r.check_shell_command(node, "run", run); !ok) return std::unexpected(ok.error());
   return Handler{name, run, service, description};
 }
 

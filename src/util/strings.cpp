@@ -52,14 +52,20 @@ std::string shell_quote(std::string_view argument) {
     return std::isalnum(c) || std::string_view("@%+=:,./_-").find(static_cast<char>(c)) != std::string_view::npos;
   });
   if (plain) return std::string(argument);
-  std::string out = "'";
-  for (char c : argument) {
+  return shell_single_quote(argument);
+}
+
+std::string shell_escape_single_quoted(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
     if (c == '\'') out += "'\\''";
     else out += c;
   }
-  out += '\'';
   return out;
 }
+
+std::string shell_single_quote(std::string_view text) { return "'" + shell_escape_single_quoted(text) + "'"; }
 
 std::string shell_join(std::span<const std::string> arguments) {
   std::string out;

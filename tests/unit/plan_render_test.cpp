@@ -142,6 +142,16 @@ TEST(PlanText, SummaryLineCountsEveryAction) {
   EXPECT_NE(render_plan_text(plan).find("\n" + summary + "\n"), std::string::npos);
 }
 
+TEST(PlanText, StartsWithThePlaybookFilesItUsed) {
+  Plan plan = sample_plan();
+  plan.playbooks = {"/usr/share/gpuctl/playbooks/gpu-node.yaml", "/home/ops/site.yaml"};
+  EXPECT_TRUE(render_plan_text(plan).starts_with(
+      "Playbooks: /usr/share/gpuctl/playbooks/gpu-node.yaml, /home/ops/site.yaml\n\n  gpu01"))
+      << render_plan_text(plan);
+  plan.playbooks.clear();
+  EXPECT_TRUE(render_plan_text(plan).starts_with("  gpu01"));
+}
+
 TEST(PlanText, SummaryOfAConvergedClusterHasNoCounts) {
   Plan plan;
   plan.nodes = {NodePlan{"gpu01", NodePlanStatus::planned, "", "fp", {}}};

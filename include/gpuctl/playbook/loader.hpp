@@ -5,6 +5,7 @@
 #include <gpuctl/playbook/playbook.hpp>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpuctl {
@@ -18,8 +19,13 @@ Result<Playbook> load_playbook_text(std::string_view text, const std::string& pa
 // Finds and loads each playbook (names or paths, in order); the first error stops.
 Result<std::vector<Playbook>> load_playbooks(const std::vector<std::string>& names_or_paths);
 
-// Resolves a playbook argument: an existing path, or the name of a shipped playbook
-// ("gpu-node" -> <playbooks dir>/gpu-node.yaml).
+// Whether a playbook argument names a file (it contains '/' or ends in .yaml/.yml) rather than
+// a shipped playbook.
+bool names_a_playbook_file(std::string_view argument);
+
+// Resolves a playbook argument to an absolute path: a file when the argument names one, else
+// the shipped playbook of that name ("gpu-node" -> <playbooks dir>/gpu-node.yaml). A name is
+// never looked up in the working directory.
 Result<std::string> find_playbook(const std::string& name_or_path);
 
 // Directory of the shipped playbooks: $GPUCTL_PLAYBOOKS_DIR, the installed share dir, or the

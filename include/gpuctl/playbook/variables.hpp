@@ -19,8 +19,16 @@ using Variables = std::map<std::string, std::string>;
 // is_slurm_controller, is_prometheus, labels.<key>. Booleans are "true"/"false".
 Variables node_variables(const Inventory& inventory, const Node& node);
 
-// Replaces each `{{name}}` in `text`. An unknown name is an error that suggests the closest one.
+// Replaces each `{{name}}` in `text` with the value as it is, for fields that never reach a
+// shell as text (paths, names, versions, reasons: each is checked or quoted where it is used).
+// An unknown name is an error that suggests the closest one.
 Result<std::string> substitute(std::string_view text, const Variables& variables);
+
+// For shell command fields (a command's `command` and `unless`, a step's `reboot_unless`):
+// each value is quoted for the quoting state at its reference (playbook/shell_text.hpp), so it
+// reaches the command as exactly its text, whatever it contains. Refuses a reference where no
+// quoting can do that ($(…), here-documents, comments...) and a value with a NUL byte.
+Result<std::string> substitute_shell(std::string_view command, const Variables& variables);
 
 // Evaluates a condition: clauses joined by ` and ` / ` or ` (and binds tighter), each
 // `[not] NAME [OP VALUE]` with OP one of == != < <= > >= (numeric when both sides are numbers).

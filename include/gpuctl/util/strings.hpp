@@ -15,8 +15,15 @@ std::vector<std::string> split_lines(std::string_view text);  // drops a trailin
 std::string join(std::span<const std::string> parts, std::string_view separator);
 std::string to_lower(std::string_view text);
 
-// Quotes one argument for a POSIX shell: safe for any byte string.
+// Quotes one argument for a POSIX shell: safe for any byte string. Plain words (letters,
+// digits, @%+=:,./_-) are left as they are, for readable commands.
 std::string shell_quote(std::string_view argument);
+// The text between single quotes that reads back as `text`: each ' becomes '\'' (close the
+// quote, an escaped quote, reopen). shell_quote and the playbook substituter both build on it.
+std::string shell_escape_single_quoted(std::string_view text);
+// Always single-quoted: 'text'. For text spliced into a command where a bare word could still
+// mean more than itself (an assignment `A=b`, a tilde prefix).
+std::string shell_single_quote(std::string_view text);
 // Quotes each argument and joins them with spaces.
 std::string shell_join(std::span<const std::string> arguments);
 
