@@ -101,13 +101,13 @@ class RunLogHooks : public RunHooks {
 
 Result<std::unique_ptr<RunHooks>> open_run_log(const std::string& dir, const std::string& command, std::string& path) {
   // It holds command output of every node: private, created 0700, never chmodded, in a state
-  // directory no one else can write.
+  // directory no one else can write (checked first: nothing is created in a shared one).
   constexpr std::string_view elsewhere = "choose another state directory with GPUCTL_STATE_DIR";
-  if (auto ok = util::prepare_own_directory(dir, util::DirectoryRule::private_to_owner, "run log directory", elsewhere);
+  if (auto ok = util::prepare_own_directory(std::filesystem::path(dir).parent_path().string(),
+                                            util::DirectoryRule::no_other_writers, "state directory", elsewhere);
       !ok)
     return std::unexpected(ok.error());
-  if (auto ok = util::check_own_directory(std::filesystem::path(dir).parent_path().string(),
-                                          util::DirectoryRule::no_other_writers, "state directory", elsewhere);
+  if (auto ok = util::prepare_own_directory(dir, util::DirectoryRule::private_to_owner, "run log directory", elsewhere);
       !ok)
     return std::unexpected(ok.error());
   const auto base = fmt::format("{}/{}-{}", dir, utc_stamp("%Y%m%dT%H%M%SZ"), command);

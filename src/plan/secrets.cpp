@@ -112,23 +112,23 @@ Result<void> prepare_secrets_dir(const std::string& secrets_dir) {
   if (!is_plain_secret_name(dir.filename().string()))
     return fail(ErrorCode::validation, fmt::format("secrets directory {} does not end in a plain name", secrets_dir),
                 {}, fix);
-  if (auto ok = util::prepare_own_directory(secrets_dir, util::DirectoryRule::private_to_owner, "secrets directory",
-                                            k_elsewhere);
-      !ok)
-    return ok;
-  // Whoever can write a directory can swap what is in it: the two above ("secrets" and the
-  // state directory) must be the user's and writable by no one else (earlier gpuctl versions
-  // made "secrets" 0755, which is fine).
+  // Whoever can write a directory can swap what is in it, so the two above, the state directory
+  // and "secrets", must be the user's and writable by no one else (earlier gpuctl versions made
+  // "secrets" 0755, which is fine). Checked top-down: nothing is created in a shared directory.
   const auto parent = dir.parent_path();
-  if (parent.empty() || parent == parent.root_path()) return {};
-  if (auto ok = util::check_own_directory(parent.string(), util::DirectoryRule::no_other_writers, "secrets directory",
-                                          k_elsewhere);
-      !ok)
-    return ok;
   const auto state_dir = parent.parent_path();
-  if (state_dir.empty() || state_dir == state_dir.root_path()) return {};
-  return util::check_own_directory(state_dir.string(), util::DirectoryRule::no_other_writers, "state directory",
-                                   k_elsewhere);
+  if (!state_dir.empty() && state_dir != state_dir.root_path())
+    if (auto ok = util::prepare_own_directory(state_dir.string(), util::DirectoryRule::no_other_writers,
+                                              "state directory", k_elsewhere);
+        !ok)
+      return ok;
+  if (!parent.empty() && parent != parent.root_path())
+    if (auto ok = util::prepare_own_directory(parent.string(), util::DirectoryRule::no_other_writers,
+                                              "secrets directory", k_elsewhere);
+        !ok)
+      return ok;
+  return util::prepare_own_directory(secrets_dir, util::DirectoryRule::private_to_owner, "secrets directory",
+                                     k_elsewhere);
 }
 
 }  // namespace

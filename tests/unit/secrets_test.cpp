@@ -115,6 +115,19 @@ TEST(Secrets, AGroupWritableStateDirectoryIsRefused) {
   ASSERT_FALSE(refused);
   EXPECT_TRUE(contains(refused.error().message, "state directory " + store.state)) << refused.error().message;
   EXPECT_EQ(mode_of(store.state), 0775u);
+  EXPECT_FALSE(fs::exists(store.dir + "/munge.key"));
+}
+
+TEST(Secrets, NothingIsCreatedInASharedStateDirectory) {
+  // GPUCTL_STATE_DIR pointing at a shared directory (/tmp-like): refused before any mkdir.
+  Store store;
+  fs::create_directory(store.state);
+  ::chmod(store.state.c_str(), 01777);
+  auto refused = load_or_create_secret(store.dir, "munge.key");
+  ASSERT_FALSE(refused);
+  EXPECT_TRUE(contains(refused.error().message, "writable by group or others (mode 1777)")) << refused.error().message;
+  EXPECT_EQ(mode_of(store.state), 01777u);
+  EXPECT_FALSE(fs::exists(store.secrets));
 }
 
 TEST(Secrets, ASymlinkedDirectoryIsRefused) {
