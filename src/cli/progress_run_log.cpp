@@ -5,6 +5,7 @@
 
 #include <gpuctl/plan/plan.hpp>
 #include <gpuctl/plan/secrets.hpp>
+#include <gpuctl/util/private_dir.hpp>
 
 #include <cerrno>
 #include <chrono>
@@ -99,10 +100,16 @@ class RunLogHooks : public RunHooks {
 }  // namespace
 
 Result<std::unique_ptr<RunHooks>> open_run_log(const std::string& dir, const std::string& command, std::string& path) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return fail(ErrorCode::io, fmt::format("cannot create {}: {}", dir, ec.message()));
-  ::chmod(dir.c_str(), 0700);  // it holds command output of every node
+  // It holds command output of every node: private, created 0700, never chmodded, in a state
+  // directory no one else can write (checked first: nothing is created in a shared one).
+  constexpr std::string_view elsewhere = "choose another state directory with GPUCTL_STATE_DIR";
+  if (auto ok = util::prepare_own_directory(std::filesystem::path(dir).parent_path().string(),
+                                            util::DirectoryRule::no_other_writers, "state directory", elsewhere);
+      !ok)
+    return std::unexpected(ok.error());
+  if (auto ok = util::prepare_own_directory(dir, util::DirectoryRule::private_to_owner, "run log directory", elsewhere);
+      !ok)
+    return std::unexpected(ok.error());
   const auto base = fmt::format("{}/{}-{}", dir, utc_stamp("%Y%m%dT%H%M%SZ"), command);
   // Two runs in the same second get distinct files; O_EXCL never appends to another run's log.
   for (int attempt = 0; attempt < 100; ++attempt) {

@@ -72,7 +72,13 @@ std::unique_ptr<RunSetup> prepare_run(const TargetOptions& options, const Global
   setup->session.forks = options.forks;
   setup->session.cancel = &token;
   setup->session.sources.templates_dir = options.templates_dir.empty() ? default_templates_dir() : options.templates_dir;
-  setup->session.sources.secrets_dir = default_secrets_dir(inventory.cluster.name);
+  auto secrets_dir = default_secrets_dir(inventory.cluster.name);
+  if (!secrets_dir) {
+    fmt::print(stderr, "gpuctl: {}\n", secrets_dir.error().to_string());
+    exit_code = k_exit_usage;
+    return nullptr;
+  }
+  setup->session.sources.secrets_dir = std::move(*secrets_dir);
   setup->factory = default_transport_factory(connection_override(options.connection));
   // Progress display and per-run log (src/cli/progress*.cpp).
   setup->hooks = make_run_hooks(options.command, options.no_progress, globals);

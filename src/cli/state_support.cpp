@@ -40,9 +40,7 @@ void add_state_option(CLI::App& command, StateCliOptions& options) {
 }
 
 std::unique_ptr<state::StateStore> open_state(const StateCliOptions& options) {
-  state::StoreOptions store_options;
-  store_options.own_directory = options.path.empty();   // gpuctl's own directory: keep it 0700
-  auto store = state::StateStore::open(state::state_db_path(options.path, default_state_dir()), store_options);
+  auto store = state::StateStore::open(state::state_db_path(options.path, default_state_dir()));
   if (!store) {
     fmt::print(stderr, "gpuctl: {}\n", store.error().to_string());
     return nullptr;

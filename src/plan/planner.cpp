@@ -54,23 +54,35 @@ int compare_versions(std::string_view a, std::string_view b) {
   return 0;
 }
 
+// A file copied from the control host (`source:`, e.g. the repository key) is shown by digest
+// and size, never by content: the plan is printed, saved and shared.
+std::string source_content_text(const ResolvedResource& resolved) {
+  return fmt::format("{}: sha256 {}, {} bytes", resolved.resource.file.source, resolved.content_digest,
+                     resolved.content.size());
+}
+
 std::vector<Change> file_changes(const ResolvedResource& resolved, const NodeState& state) {
   const auto& f = resolved.resource.file;
   const auto it = state.files.find(f.path);
   const ObservedFile observed = it == state.files.end() ? ObservedFile{} : it->second;
+  const bool from_source = !f.source.empty();
+  const bool show_diff = !resolved.secret && !from_source;
   Change change;
   change.resource = resource_id(resolved.resource);
   if (!observed.exists) {
     change.action = Action::create;
     change.summary = fmt::format("create {} ({} {}:{})", f.path, mode_text(f.mode), f.owner, f.group);
     change.reason = "file does not exist";
-    if (!resolved.secret) change.diff = util::unified_diff("", resolved.content, "/dev/null", f.path);
+    if (from_source) change.reason += "; content from " + source_content_text(resolved);
+    if (show_diff) change.diff = util::unified_diff("", resolved.content, "/dev/null", f.path);
     return {change};
   }
   std::vector<std::string> differences;
   if (observed.digest != resolved.content_digest) {
-    differences.push_back(resolved.secret ? "secret content differs" : "content differs");
-    if (!resolved.secret) change.diff = util::unified_diff(observed.content, resolved.content, f.path, f.path);
+    if (resolved.secret) differences.push_back("secret content differs");
+    else if (from_source) differences.push_back("content differs from " + source_content_text(resolved));
+    else differences.push_back("content differs");
+    if (show_diff) change.diff = util::unified_diff(observed.content, resolved.content, f.path, f.path);
   }
   if (observed.mode != f.mode) differences.push_back(fmt::format("mode {} -> {}", mode_text(observed.mode), mode_text(f.mode)));
   if (observed.owner != f.owner || observed.group != f.group)

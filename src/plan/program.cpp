@@ -1,6 +1,7 @@
 #include <gpuctl/plan/program.hpp>
 
 #include <gpuctl/plan/secrets.hpp>
+#include <gpuctl/plan/source_files.hpp>
 #include <gpuctl/playbook/resource_values.hpp>
 #include <gpuctl/playbook/variables.hpp>
 #include <gpuctl/template/renderer.hpp>
@@ -57,7 +58,7 @@ Result<ResolvedResource> resolve_resource(const Resource& source, const Inventor
     content = render_template_file(sources.templates_dir, file.template_name, inventory, node,
                                    sources.cluster_context.get());
   } else if (!file.source.empty()) {
-    content = util::read_local_file(file.source, "source file");
+    content = read_source_file(file, inventory);  // checked; the plan shows only its digest
   } else {
     content = sources.secrets == SecretMode::masked ? Result<std::string>(std::string{})
                                                      : load_or_create_secret(sources.secrets_dir, file.secret);

@@ -66,7 +66,9 @@ bool Statement::column_null(int index) const { return sqlite3_column_type(m_stmt
 
 Result<std::unique_ptr<Database>> Database::open(const std::string& path, int busy_timeout_ms) {
   sqlite3* db = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+  // NOFOLLOW: a symlink put at the path after the caller's checks is refused, not followed.
+  const int rc = sqlite3_open_v2(path.c_str(), &db,
+                                 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
                                  nullptr);
   if (rc != SQLITE_OK) {
     auto error = make_error(db, path, "cannot open the state database");

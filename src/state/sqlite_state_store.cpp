@@ -4,57 +4,16 @@
 // detected by pid + process tag (state/process.cpp) and its run marked abandoned.
 #include "sqlite_db.hpp"
 #include "sqlite_store_impl.hpp"
+#include "state_files.hpp"
 
 #include <gpuctl/util/clock.hpp>
 
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <ctime>
-#include <fcntl.h>
 #include <filesystem>
 #include <fmt/format.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace gpuctl::state {
-namespace {
-
-namespace fs = std::filesystem;
-
-// Creates the missing directories of `dir` 0700; with `own`, tightens an existing one too.
-Result<void> prepare_directory(const std::string& dir, bool own) {
-  std::vector<fs::path> missing;
-  for (fs::path p = fs::absolute(dir); !p.empty() && !fs::exists(p); p = p.parent_path()) {
-    missing.push_back(p);
-    if (p == p.parent_path()) break;
-  }
-  for (auto it = missing.rbegin(); it != missing.rend(); ++it)
-    if (::mkdir(it->c_str(), 0700) != 0 && errno != EEXIST)
-      return fail(ErrorCode::io, fmt::format("cannot create {}: {}", it->string(), std::strerror(errno)), {},
-                  "choose a writable place with --state PATH or GPUCTL_STATE_DIR");
-  if (own && missing.empty() && ::chmod(dir.c_str(), 0700) != 0)
-    return fail(ErrorCode::io, fmt::format("cannot chmod {}: {}", dir, std::strerror(errno)));
-  return {};
-}
-
-// The file exists 0600 before SQLite opens it: SQLite gives its -wal and -shm files the
-// database file's mode, so they are private as well.
-Result<void> prepare_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0)
-    return fail(ErrorCode::io, fmt::format("cannot open {}: {}", path, std::strerror(errno)), {},
-                "choose a writable place with --state PATH or GPUCTL_STATE_DIR");
-  struct stat st {};
-  const bool loose = ::fstat(fd, &st) == 0 && (st.st_mode & 077) != 0;
-  const bool tightened = !loose || ::fchmod(fd, 0600) == 0;
-  ::close(fd);
-  if (!tightened) return fail(ErrorCode::io, fmt::format("{} is readable by others and cannot be made 0600", path));
-  return {};
-}
-
-}  // namespace
-
 
 std::string_view to_string(RunStatus status) {
   switch (status) {
@@ -83,9 +42,9 @@ StateStore::~StateStore() = default;
 const std::string& StateStore::path() const { return m_impl->db->path(); }
 
 Result<std::unique_ptr<StateStore>> StateStore::open(const std::string& path, StoreOptions options) {
-  const auto dir = fs::path(path).parent_path().string();
-  if (auto ok = prepare_directory(dir.empty() ? "." : dir, options.own_directory); !ok) return std::unexpected(ok.error());
-  if (auto ok = prepare_file(path); !ok) return std::unexpected(ok.error());
+  const auto dir = std::filesystem::path(path).parent_path().string();
+  if (auto ok = prepare_state_directory(dir.empty() ? "." : dir); !ok) return std::unexpected(ok.error());
+  if (auto ok = prepare_state_file(path); !ok) return std::unexpected(ok.error());
   auto db = sqlite::Database::open(path, options.busy_timeout_ms);
   if (!db) return std::unexpected(db.error());
   auto impl = std::make_unique<Impl>();

@@ -59,6 +59,7 @@ TEST(StateStore, MigratesAnEmptyFileToTheNewestSchema) {
   TempDir dir;
   const auto path = dir.path() + "/state.db";
   std::ofstream(path).close();   // an empty file, as a crashed first start would leave
+  ::chmod(path.c_str(), 0600);
   auto store = open_store(path);
   EXPECT_EQ(store->schema_version(), 2);
   EXPECT_EQ(static_cast<int>(builtin_migrations().size()), 2);
@@ -76,19 +77,20 @@ TEST(StateStore, CreatesAPrivateDirectoryAndFile) {
   EXPECT_EQ(mode_of(dir.path() + "/a"), 0700u);
 }
 
-TEST(StateStore, TightensALooseFileAndItsOwnDirectory) {
+TEST(StateStore, RefusesALooseFileAndChangesNothing) {
   TempDir dir;
   const auto sub = dir.path() + "/state";
   fs::create_directory(sub);
-  ::chmod(sub.c_str(), 0755);
+  ::chmod(sub.c_str(), 0755);   // readable by others: allowed for the directory
   const auto path = sub + "/state.db";
   std::ofstream(path).close();
   ::chmod(path.c_str(), 0644);
-  StoreOptions options;
-  options.own_directory = true;
-  auto store = open_store(path, options);
-  EXPECT_EQ(mode_of(path), 0600u);
-  EXPECT_EQ(mode_of(sub), 0700u);
+  auto store = StateStore::open(path);
+  ASSERT_FALSE(store);
+  EXPECT_EQ(store.error().code, ErrorCode::validation);
+  EXPECT_NE(store.error().hint.find("chmod 600 " + path), std::string::npos) << store.error().to_string();
+  EXPECT_EQ(mode_of(path), 0644u);
+  EXPECT_EQ(mode_of(sub), 0755u);
 }
 
 TEST(StateStore, UpgradesAnOlderSchemaWithTheNextMigration) {
@@ -122,6 +124,7 @@ TEST(StateStore, RefusesAFileThatIsNotADatabase) {
   TempDir dir;
   const auto path = dir.path() + "/state.db";
   std::ofstream(path) << "this is not SQLite, but it is long enough to look like a header of a file......";
+  ::chmod(path.c_str(), 0600);
   auto store = StateStore::open(path);
   ASSERT_FALSE(store);
   EXPECT_EQ(store.error().code, ErrorCode::io);

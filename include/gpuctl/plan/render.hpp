@@ -21,7 +21,8 @@ std::string render_plan_text(const Plan& plan, const TextOptions& options = {});
 // One line: "Plan: 4 nodes, 2 with changes (5 to create, 4 to update, ...); 1 unreachable."
 std::string render_plan_summary(const Plan& plan);
 
-// Versioned JSON (docs/plan-format.md). Secrets never appear: their diffs are empty.
+// Versioned JSON (docs/plan-format.md). Secrets and `source:` files never appear: their diffs
+// are empty (a source file is named by digest and size in its reason).
 std::string plan_to_json(const Plan& plan);
 
 // Errors: not JSON, wrong format_version, missing fields (ErrorCode::parse, naming the field).

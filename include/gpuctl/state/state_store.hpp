@@ -139,17 +139,17 @@ std::vector<std::string> builtin_migrations();
 struct StoreOptions {
   std::vector<std::string> migrations = builtin_migrations();
   int busy_timeout_ms = 5000;
-  // Also make an existing directory of the database 0700: set for gpuctl's own state dir,
-  // never for a directory the user named (their home, say).
-  bool own_directory = false;
 };
 
 class StateStore {
  public:
-  // Opens (creating when missing) the database at `path`: a missing directory is created
-  // 0700, the file is 0600, the schema is migrated to the newest version. Errors (io): the
-  // directory or file cannot be created or opened, the file is not a gpuctl database, or its
-  // schema is newer than this gpuctl knows.
+  // Opens (creating when missing) the database at `path`: missing directories are created
+  // 0700, a new file 0600, the schema is migrated to the newest version. Nothing that exists
+  // is chmodded and no symlink is followed. Errors: validation (refused, with the fix): the
+  // directory is not the current user's or is writable by group/others; the file is a symlink,
+  // not a regular file, not the current user's or open to group/others. io: the directory or
+  // file cannot be created or opened, the file is not a gpuctl database, or its schema is newer
+  // than this gpuctl knows.
   static Result<std::unique_ptr<StateStore>> open(const std::string& path, StoreOptions options = {});
   ~StateStore();
   StateStore(const StateStore&) = delete;
