@@ -59,21 +59,33 @@ def base():
     }
 
 c = canary
-payloads = {
-    "quote-subst":   f"x'$(touch {c})'",
-    "quote-break":   f"x';touch {c};'",
-    "dquote-break":  f'x";touch {c};"',
-    "backticks":     f"x`touch {c}`",
-    "dollar-paren":  f"x$(touch {c})",
-    "newline-cmd":   f"x\ntouch {c}\n",
-    "newline-line":  "x\nPrologSlurmctld=/tmp/CANARY_line\nNCCL_NET_PLUGIN=CANARY_line",
-    "same-line-key": "x PrologSlurmctld=/tmp/CANARY_line",
-    "hash-comment":  "x #CANARY_line",
+# Each hostile value is tried twice where it can be: alone, and after the field's own valid value
+# (`550.127.08';touch …`), since a grammar that only looks at the start lets the second through.
+suffixes = {
+    "quote-subst":   f"'$(touch {c})'",
+    "quote-break":   f"';touch {c};'",
+    "dquote-break":  f'";touch {c};"',
+    "backticks":     f"`touch {c}`",
+    "dollar-paren":  f"$(touch {c})",
+    "newline-cmd":   f"\ntouch {c}\n",
+    "newline-line":  "\nPrologSlurmctld=/tmp/CANARY_line\nNCCL_NET_PLUGIN=CANARY_line",
+    "same-line-key": " PrologSlurmctld=/tmp/CANARY_line",
+    "hash-comment":  " #CANARY_line",
     "mustache":      "{{cluster.name}}$(touch " + c + ")",
-    "traversal":     "../../../../CANARY_traversal",
-    "leading-dash":  f"-oProxyCommand=touch {c}",
-    "space-args":    f"x -o {c}",
+    "traversal":     "/../../../../CANARY_traversal",
+    "space-args":    f" -o {c}",
 }
+whole = {
+    "traversal-alone": "../../../../CANARY_traversal",
+    "leading-dash":    f"-oProxyCommand=touch {c}",
+}
+
+def payloads(valid):
+    for kind, suffix in suffixes.items():
+        yield "x+" + kind, "x" + suffix
+        if valid and valid != "x":
+            yield "valid+" + kind, valid + suffix
+    yield from whole.items()
 
 def at(d, path):
     *parents, last = path
@@ -111,12 +123,17 @@ fields = {
 
 n = 0
 for field, path in fields.items():
-    for kind, value in payloads.items():
+    probe = base()
+    parent, last = at(probe, path)
+    is_key = isinstance(last, str) and last.startswith("KEY:")
+    valid = last[4:] if is_key else (parent[last] if isinstance(parent, list) or last in parent else "")
+    if field == "repository.key_file":
+        valid = "/etc/apt/keyrings/cuda.asc"
+    for kind, value in payloads(valid):
         inv = base()
         parent, last = at(inv, path)
-        if isinstance(last, str) and last.startswith("KEY:"):
-            old = last[4:]
-            parent[("NCCL_" if field == "nccl key" else "") + value] = parent.pop(old)
+        if is_key:
+            parent[value if field != "nccl key" or value.startswith("NCCL_") else "NCCL_" + value] = parent.pop(last[4:])
         else:
             parent[last] = value
         if field == "repository.key_file":
@@ -126,7 +143,7 @@ for field, path in fields.items():
             json.dump({"field": field, "kind": kind, "inventory": inv}, f)
 
 # Host and group names are keys; a name also reaches Slurm's NodeName and the secrets dir.
-for kind, value in payloads.items():
+for kind, value in payloads("gpu02"):
     for where in ("host name", "group name"):
         inv = base()
         if where == "host name":
