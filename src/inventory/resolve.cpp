@@ -82,6 +82,7 @@ Resolved resolve_inventory(const RawInventory& raw, Decoder& d) {
 
   std::map<std::string, std::string> by_lower_name;
   std::set<std::string> invalid;
+  inv.nodes.reserve(declared.size());
   for (const auto& [name, pos] : declared) {
     if (out.node_pos.contains(name) || invalid.contains(name)) continue;
     if (auto why = check_hostname(name)) {
