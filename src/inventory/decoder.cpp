@@ -12,22 +12,49 @@
 
 namespace gpuctl::inventory_detail {
 
-const YamlNode* MapView::get(std::string_view key) const {
-  for (const auto& entry : m_entries)
-    if (entry.key == key) return entry.value;
-  return nullptr;
+const MapView::Entry* MapView::find(std::string_view key) const {
+  const auto it = m_index.find(key);
+  return it == m_index.end() ? nullptr : &m_entries[it->second];
 }
+
+const YamlNode* MapView::get(std::string_view key) const {
+  const auto* entry = find(key);
+  return entry ? entry->value : nullptr;
+}
+
+void MapView::add(Entry entry) {
+  m_index.emplace(entry.key_node->value, m_entries.size());
+  m_entries.push_back(std::move(entry));
+}
+
+namespace {
+
+// Control characters as C escapes; everything else as it is.
+std::string printable(std::string text) {
+  if (std::ranges::none_of(text, [](unsigned char c) { return c < 0x20 || c == 0x7f; })) return text;
+  std::string out;
+  for (const unsigned char c : text) {
+    if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\t') out += "\\t";
+    else if (c < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", c);
+    else out += static_cast<char>(c);
+  }
+  return out;
+}
+
+}  // namespace
 
 void Decoder::error(const YamlNode& at, std::string message, std::string hint) {
   error_at(at.line, at.column, std::move(message), std::move(hint));
 }
 
 void Decoder::error_at(int line, int column, std::string message, std::string hint) {
-  m_diagnostics.push_back({Severity::error, m_path, line, column, std::move(message), std::move(hint)});
+  m_diagnostics.push_back({Severity::error, m_path, line, column, printable(std::move(message)), printable(std::move(hint))});
 }
 
 void Decoder::warning_at(int line, int column, std::string message, std::string hint) {
-  m_diagnostics.push_back({Severity::warning, m_path, line, column, std::move(message), std::move(hint)});
+  m_diagnostics.push_back({Severity::warning, m_path, line, column, printable(std::move(message)), printable(std::move(hint))});
 }
 
 std::optional<MapView> Decoder::map(const YamlNode& node, std::string_view what,
@@ -46,14 +73,9 @@ std::optional<MapView> Decoder::map(const YamlNode& node, std::string_view what,
       error(key, fmt::format("keys in {} must be plain names", what));
       continue;
     }
-    const auto* first = [&]() -> const YamlNode* {
-      for (const auto& entry : view.entries())
-        if (entry.key == key.value) return entry.key_node;
-      return nullptr;
-    }();
-    if (first) {
+    if (const auto* first = view.find(key.value)) {
       error(key, fmt::format("duplicate key '{}' in {}", key.value, what),
-            fmt::format("first defined at line {}", first->line));
+            fmt::format("first defined at line {}", first->key_node->line));
       continue;
     }
     if (!allowed.empty() && std::ranges::find(allowed, key.value) == allowed.end()) {

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace gpuctl::inventory_detail {
@@ -21,11 +22,14 @@ class MapView {
     const YamlNode* value;
   };
   const YamlNode* get(std::string_view key) const;
+  // The entry of `key`, or nullptr; a hash lookup, so maps of 100 000 hosts stay linear.
+  const Entry* find(std::string_view key) const;
   const std::vector<Entry>& entries() const { return m_entries; }
-  void add(Entry entry) { m_entries.push_back(std::move(entry)); }
+  void add(Entry entry);
 
  private:
   std::vector<Entry> m_entries;
+  std::unordered_map<std::string_view, std::size_t> m_index;  // views into the keys' YamlNodes
 };
 
 class Decoder {
@@ -33,6 +37,8 @@ class Decoder {
   Decoder(std::string path, std::vector<Diagnostic>& diagnostics)
       : m_path(std::move(path)), m_diagnostics(diagnostics) {}
 
+  // Diagnostics quote inventory text: control characters in `message` and `hint` are shown
+  // escaped (\n, \x1b), so a value can neither add a line to the output nor drive the terminal.
   void error(const YamlNode& at, std::string message, std::string hint = {});
   void error_at(int line, int column, std::string message, std::string hint = {});
   void warning_at(int line, int column, std::string message, std::string hint = {});

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <set>
+#include <unordered_map>
 
 namespace gpuctl::inventory_detail {
 
@@ -26,6 +27,8 @@ std::string gpu_architecture(std::string_view model) {
 void lint_inventory(const Resolved& resolved, const RawInventory& raw, Decoder& d) {
   const auto& inv = resolved.inventory;
   auto node_pos = [&](const std::string& name) { return resolved.node_pos.at(name); };
+  std::unordered_map<std::string_view, const Node*> by_name;  // a partition may name every node
+  for (const auto& node : inv.nodes) by_name.emplace(node.name, &node);
 
   for (const auto& node : inv.nodes) {
     if (node.gpu.count > 0 && gpu_architecture(node.gpu.model).empty()) {
@@ -40,8 +43,9 @@ void lint_inventory(const Resolved& resolved, const RawInventory& raw, Decoder& 
     const auto& p = rp.partition;
     std::map<std::string, std::string> arch_example;  // architecture -> first node having it
     for (const auto& name : p.node_names) {
-      const auto* node = inv.find_node(name);
-      if (!node) continue;
+      const auto found = by_name.find(name);
+      if (found == by_name.end()) continue;
+      const Node* node = found->second;
       if (node->gpu.count == 0) {
         d.warning_at(rp.nodes_pos.line, rp.nodes_pos.column,
                      fmt::format("partition '{}' includes '{}', which declares no GPUs (gpu.count 0): its GRES "

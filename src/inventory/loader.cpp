@@ -50,7 +50,9 @@ LoadResult load_inventory_text(std::string_view text, const std::string& path) {
     return failed(path, fmt::format("the file is {} bytes, over the {} byte limit for an inventory", text.size(),
                                     k_max_inventory_bytes));
   LoadResult result;
-  auto parsed = parse_yaml(text, path);
+  // Aliases are capped at k_max_yaml_nodes expanded nodes, or more in a file large enough to
+  // hold that many nodes itself (100 000 hosts take about 4 bytes of text per node and more).
+  auto parsed = parse_yaml(text, path, std::max(k_max_yaml_nodes, text.size() / 4));
   if (!parsed.errors.empty()) {
     result.diagnostics = std::move(parsed.errors);
     return result;

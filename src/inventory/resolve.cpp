@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <set>
+#include <unordered_map>
 
 namespace gpuctl::inventory_detail {
 namespace {
@@ -54,8 +55,8 @@ std::string hint_for(const std::string& name, const std::vector<std::string>& ca
 }
 
 void check_node_reference(Decoder& d, const std::string& name, Pos pos, std::string_view what,
-                          const Inventory& inv, const std::vector<std::string>& names) {
-  if (name.empty() || inv.find_node(name)) return;
+                          const std::map<std::string, Pos>& node_pos, const std::vector<std::string>& names) {
+  if (name.empty() || node_pos.contains(name)) return;
   d.error_at(pos.line, pos.column, fmt::format("{} '{}' is not a host of the inventory", what, name),
              hint_for(name, names));
 }
@@ -81,6 +82,7 @@ Resolved resolve_inventory(const RawInventory& raw, Decoder& d) {
 
   std::map<std::string, std::string> by_lower_name;
   std::set<std::string> invalid;
+  inv.nodes.reserve(declared.size());
   for (const auto& [name, pos] : declared) {
     if (out.node_pos.contains(name) || invalid.contains(name)) continue;
     if (auto why = check_hostname(name)) {
@@ -109,16 +111,26 @@ Resolved resolve_inventory(const RawInventory& raw, Decoder& d) {
                  "--limit could not tell them apart; rename the group");
   }
 
+  // Which groups (in file order) and which `hosts:` entry declare each name: looked up once
+  // per node rather than searched, so resolution stays linear in the number of hosts.
+  std::unordered_map<std::string_view, std::vector<std::size_t>> groups_of;
+  for (std::size_t i = 0; i < raw.groups.size(); ++i)
+    for (const auto& member : raw.groups[i].members) {
+      auto& indexes = groups_of[member];
+      if (indexes.empty() || indexes.back() != i) indexes.push_back(i);
+    }
+  std::unordered_map<std::string_view, const RawHost*> host_entry;
+  for (const auto& h : raw.hosts) host_entry.try_emplace(h.name, &h);
+
   std::map<std::string, Pos> address_pos;
   for (auto& node : inv.nodes) {
     apply(raw.defaults, node, address_pos);
-    for (const auto& g : raw.groups) {
-      if (std::ranges::find(g.members, node.name) == g.members.end()) continue;
-      node.groups.push_back(g.name);
-      apply(g.vars, node, address_pos);
-    }
-    for (const auto& h : raw.hosts)
-      if (h.name == node.name) apply(h.settings, node, address_pos);
+    if (const auto it = groups_of.find(node.name); it != groups_of.end())
+      for (const auto i : it->second) {
+        node.groups.push_back(raw.groups[i].name);
+        apply(raw.groups[i].vars, node, address_pos);
+      }
+    if (const auto it = host_entry.find(node.name); it != host_entry.end()) apply(it->second->settings, node, address_pos);
   }
 
   std::map<std::pair<std::string, int>, std::string> by_address;
@@ -146,8 +158,8 @@ Resolved resolve_inventory(const RawInventory& raw, Decoder& d) {
   if (slurm.enabled && slurm.controller.empty() && raw.controller_pos.line == 0)
     d.error_at(raw.cluster_pos.line, raw.cluster_pos.column, "'cluster.slurm' needs a 'controller'",
                "the host that runs slurmctld");
-  check_node_reference(d, slurm.controller, raw.controller_pos, "Slurm controller", inv, names);
-  check_node_reference(d, inv.cluster.monitoring.prometheus, raw.prometheus_pos, "Prometheus server", inv, names);
+  check_node_reference(d, slurm.controller, raw.controller_pos, "Slurm controller", out.node_pos, names);
+  check_node_reference(d, inv.cluster.monitoring.prometheus, raw.prometheus_pos, "Prometheus server", out.node_pos, names);
   std::set<std::string> partition_names;
   const RawPartition* default_partition = nullptr;
   for (const auto& rp : raw.partitions) {
@@ -155,7 +167,7 @@ Resolved resolve_inventory(const RawInventory& raw, Decoder& d) {
     if (!p.name.empty() && !partition_names.insert(p.name).second)
       d.error_at(rp.pos.line, rp.pos.column, fmt::format("duplicate Slurm partition '{}'", p.name));
     for (const auto& member : p.node_names) {
-      if (inv.find_node(member)) continue;
+      if (out.node_pos.contains(member)) continue;
       d.error_at(rp.nodes_pos.line, rp.nodes_pos.column,
                  fmt::format("partition '{}' lists '{}', which is not a host of the inventory", p.name, member),
                  hint_for(member, names));

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace gpuctl {
 
@@ -26,10 +28,14 @@ Result<std::vector<const Node*>> select_nodes(const Inventory& inventory, std::s
   std::vector<std::string> candidates;
   for (const auto& node : inventory.nodes) candidates.push_back(node.name);
   for (const auto& group : inventory.groups) candidates.push_back(group.name);
+  // Hash lookups: a --limit may name every one of 100 000 hosts.
+  std::unordered_map<std::string_view, const Group*> groups;
+  for (const auto& group : inventory.groups) groups.try_emplace(group.name, &group);
+  std::unordered_set<std::string_view> nodes(candidates.begin(), candidates.begin() + inventory.nodes.size());
   for (const auto& word : *words) {
-    if (const auto* group = inventory.find_group(word)) {
-      wanted.insert(group->members.begin(), group->members.end());
-    } else if (inventory.find_node(word)) {
+    if (const auto group = groups.find(word); group != groups.end()) {
+      wanted.insert(group->second->members.begin(), group->second->members.end());
+    } else if (nodes.contains(word)) {
       wanted.insert(word);
     } else {
       const auto match = util::closest_match(word, candidates);

@@ -12,7 +12,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -60,6 +62,26 @@ class StrictContext : public mustache::context<std::string> {
   mutable std::string m_missing;
 };
 
+// The name of a value no config file can hold in a single-line value: one with a line break
+// or another control character, which would add a line (a setting, a plugin to load) to the
+// file. The inventory loader refuses these in every field; this is the second line of defence.
+std::optional<std::string> unsafe_value(const TemplateValue& value, const std::string& name) {
+  switch (value.kind()) {
+    case TemplateValue::Kind::string:
+      if (std::ranges::any_of(value.as_string(), [](unsigned char c) { return c < 0x20 || c == 0x7f; })) return name;
+      return std::nullopt;
+    case TemplateValue::Kind::boolean: return std::nullopt;
+    case TemplateValue::Kind::list:
+      for (std::size_t i = 0; i < value.as_list().size(); ++i)
+        if (auto found = unsafe_value(value.as_list()[i], fmt::format("{}[{}]", name, i))) return found;
+      return std::nullopt;
+    case TemplateValue::Kind::object: break;
+  }
+  for (const auto& [key, member] : value.as_object())
+    if (auto found = unsafe_value(member, name.empty() ? key : name + "." + key)) return found;
+  return std::nullopt;
+}
+
 std::unexpected<Error> template_failure(const std::string& template_name, const Node& node, std::string message) {
   return fail(ErrorCode::template_error, std::move(message), Location{template_name, 0, 0, node.name, ""});
 }
@@ -68,11 +90,12 @@ std::unexpected<Error> template_failure(const std::string& template_name, const 
 
 struct PreparedClusterContext::EngineData {
   mustache::data data;
+  std::optional<std::string> unsafe;  // found once here, so a render stays O(its node)
 };
 
 PreparedClusterContext::PreparedClusterContext(const Inventory& inventory)
     : m_values(build_cluster_context(inventory)),
-      m_engine_data(std::make_unique<const EngineData>(EngineData{to_mustache(m_values)})) {}
+      m_engine_data(std::make_unique<const EngineData>(EngineData{to_mustache(m_values), unsafe_value(m_values, "")})) {}
 
 PreparedClusterContext::~PreparedClusterContext() = default;
 
@@ -87,6 +110,11 @@ Result<std::string> render_template_text(const std::string& template_text, const
   // The node's context is the cluster part and the node part looked up in turn (their names
   // never clash): neither the check nor the render copies the inventory-wide lists.
   const TemplateValue node_context = build_node_context(node);
+  if (auto name = cluster->engine_data().unsafe ? cluster->engine_data().unsafe : unsafe_value(node_context, ""))
+    return template_failure(template_name, node,
+                            fmt::format("the value of '{}' holds a line break or a control character, which the "
+                                        "rendered file cannot hold",
+                                        *name));
   if (auto checked = detail::check_template(template_text, template_name, {&cluster->values(), &node_context});
       !checked) {
     Error error = checked.error();

@@ -34,8 +34,10 @@ inline constexpr std::size_t k_max_inventory_bytes = 4 * 1024 * 1024;
 
 // Reads, parses, validates and resolves the inventory at `path`. Never throws.
 // Errors: unreadable or oversized file, YAML syntax, duplicate keys, unknown keys (with a
-// "did you mean"), wrong types (versions must be strings), empty values, invalid hostnames,
-// addresses or users, duplicate hosts, bad hostlists, alias bombs. Warnings: lint rules
+// "did you mean"), wrong types (versions must be strings), empty values, values outside the
+// grammar of their field (names, versions, URLs, paths, labels, slurm.conf and nccl.conf keys
+// and values: docs/inventory.md, "Grammar of values"), duplicate hosts, bad hostlists, alias
+// bombs. Linear in the number of hosts. Warnings: lint rules
 // (mixed GPU architectures in one partition, PDU headroom, GRES/GPU count mismatch).
 LoadResult load_inventory(const std::string& path);
 

@@ -1,0 +1,193 @@
+// Decoding of the `cluster` section (docs/inventory.md): NVIDIA versions and repository, NCCL
+// settings, Slurm and monitoring. Every value is checked against the grammar of the place it
+// ends up in: a package name, an apt source line, slurm.conf, nccl.conf, a directory name.
+#include "formats.hpp"
+#include "schema_fields.hpp"
+
+#include <gpuctl/inventory/hostlist.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace gpuctl::inventory_detail {
+namespace {
+
+using Keys = std::vector<std::string>;
+
+const Keys k_cluster_keys{"name", "os_family", "nvidia", "nccl", "slurm", "monitoring"};
+const Keys k_nvidia_keys{"driver_branch", "driver_version", "cuda", "open_kernel_module", "repository"};
+const Keys k_repository_keys{"url", "key_url", "key_file", "pin_priority"};
+const Keys k_slurm_keys{"controller", "cluster_name", "partitions", "options"};
+const Keys k_partition_keys{"name", "nodes", "default", "options"};
+const Keys k_monitoring_keys{"prometheus", "dcgm_exporter", "node_exporter", "ports"};
+const Keys k_ports_keys{"dcgm_exporter", "node_exporter"};
+const Keys k_os_families{"debian", "rhel"};
+
+// A version: a quoted string (Decoder::version) that `g` accepts; "" when it is not.
+std::string version(Decoder& d, const YamlNode& node, std::string_view what, const Grammar& g) {
+  auto text = d.version(node, fmt::format("'{}'", what));
+  if (!text || !accepted(d, node, *text, what, g)) return "";
+  return *text;
+}
+
+void decode_repository(Decoder& d, const YamlNode& node, RepositorySettings& out) {
+  auto r = d.map(node, "'cluster.nvidia.repository'", k_repository_keys);
+  if (!r) return;
+  if (const auto* n = r->get("url")) out.url = checked(d, *n, "repository.url", grammar::url).value_or("");
+  else d.error(node, "'cluster.nvidia.repository' needs a 'url'");
+  if (const auto* n = r->get("key_url")) out.key_url = checked(d, *n, "key_url", grammar::url).value_or("");
+  if (const auto* n = r->get("key_file")) out.key_file = checked(d, *n, "key_file", grammar::local_file).value_or("");
+  if (r->get("key_url") && r->get("key_file"))
+    d.error(*r->get("key_file"), "give either 'key_url' or 'key_file' for the repository, not both");
+  if (const auto* n = r->get("pin_priority")) out.pin_priority = d.integer(*n, "'pin_priority'", -1000, 1001).value_or(600);
+}
+
+void decode_nvidia(Decoder& d, const YamlNode& node, NvidiaSettings& out) {
+  auto view = d.map(node, "'cluster.nvidia'", k_nvidia_keys);
+  if (!view) return;
+  if (const auto* n = view->get("driver_branch")) out.driver_branch = version(d, *n, "driver_branch", grammar::driver_branch);
+  if (const auto* n = view->get("driver_version")) out.driver_version = version(d, *n, "driver_version", grammar::driver_version);
+  if (const auto* n = view->get("cuda")) out.cuda_version = version(d, *n, "cuda", grammar::cuda_version);
+  if (const auto* n = view->get("open_kernel_module"))
+    out.open_kernel_module = d.boolean(*n, "'open_kernel_module'").value_or(out.open_kernel_module);
+  if (!out.driver_branch.empty() && !out.driver_version.empty() &&
+      !out.driver_version.starts_with(out.driver_branch + "."))
+    d.error(*view->get("driver_version"),
+            fmt::format("driver_version '{}' is not of driver_branch '{}'", out.driver_version, out.driver_branch),
+            fmt::format("a {} driver version looks like {}.x.y", out.driver_branch, out.driver_branch));
+  if (const auto* repo = view->get("repository")) decode_repository(d, *repo, out.repository);
+}
+
+// NCCL reads /etc/nccl.conf as KEY=VALUE lines (formats.hpp).
+std::map<std::string, std::string> decode_nccl(Decoder& d, const YamlNode& node) {
+  std::map<std::string, std::string> out;
+  for (auto& entry : scalar_map(d, node, "'cluster.nccl'")) {
+    const auto at = [&](Pos pos, std::string message, std::string fix) {
+      d.error_at(pos.line, pos.column, std::move(message), std::move(fix));
+    };
+    if (!entry.key.starts_with("NCCL_"))
+      at(entry.key_pos, fmt::format("'{}' in 'cluster.nccl' is not an NCCL setting", entry.key),
+         fmt::format("NCCL settings start with NCCL_, e.g. NCCL_{}", entry.key));
+    else if (auto why = check_nccl_key(entry.key))
+      at(entry.key_pos, fmt::format("key '{}' in 'cluster.nccl' {}", entry.key, *why), std::string(grammar::nccl_key.fix));
+    else if (auto bad = check_nccl_value(entry.value))
+      at(entry.value_pos, fmt::format("value '{}' of '{}' in 'cluster.nccl' {}", entry.value, entry.key, *bad),
+         std::string(grammar::nccl_value.fix));
+    else
+      out.emplace(std::move(entry.key), std::move(entry.value));
+  }
+  return out;
+}
+
+// Options written as Key=Value words of slurm.conf; `reserved` are keys gpuctl writes there itself.
+std::map<std::string, std::string> slurm_options(Decoder& d, const YamlNode& node, std::string_view what,
+                                                 std::span<const std::string_view> reserved, std::string_view instead) {
+  std::map<std::string, std::string> out;
+  for (auto& entry : scalar_map(d, node, what)) {
+    if (auto why = check_slurm_key(entry.key)) {
+      d.error_at(entry.key_pos.line, entry.key_pos.column, fmt::format("key '{}' in {} {}", entry.key, what, *why),
+                 std::string(grammar::slurm_key.fix));
+    } else if (auto name = reserved_slurm_key(entry.key, reserved)) {
+      d.error_at(entry.key_pos.line, entry.key_pos.column,
+                 fmt::format("'{}' in {} would set {}, which gpuctl writes itself", entry.key, what, *name), std::string(instead));
+    } else if (auto bad = check_slurm_value(entry.value)) {
+      d.error_at(entry.value_pos.line, entry.value_pos.column,
+                 fmt::format("value '{}' of '{}' in {} {}", entry.value, entry.key, what, *bad),
+                 std::string(grammar::slurm_value.fix));
+    } else {
+      out.emplace(std::move(entry.key), std::move(entry.value));
+    }
+  }
+  return out;
+}
+
+void decode_partition(Decoder& d, const YamlNode& item, RawInventory& raw) {
+  auto p = d.map(item, "a Slurm partition", k_partition_keys);
+  if (!p) return;
+  RawPartition rp;
+  rp.pos = pos_of(item);
+  if (const auto* n = p->get("name")) rp.partition.name = checked(d, *n, "partition name", grammar::name).value_or("");
+  else d.error(item, "a Slurm partition needs a 'name'");
+  const auto what = fmt::format("partition '{}'", rp.partition.name);
+  if (const auto* n = p->get("nodes")) {
+    rp.nodes_pos = pos_of(*n);
+    if (auto text = d.string(*n, fmt::format("'nodes' of {}", what))) {
+      rp.partition.nodes = *text;
+      auto names = hostlist::expand(*text);
+      if (names) rp.partition.node_names = std::move(*names);
+      else d.error_at(n->line, n->column + std::max(0, names.error().where.column - 1) + (n->quoted ? 1 : 0),
+                      fmt::format("bad hostlist in 'nodes' of {}: {}", what, names.error().message), names.error().hint);
+    }
+  } else {
+    d.error(item, fmt::format("{} needs 'nodes'", what), "a hostlist, e.g. gpu[01-08]");
+  }
+  if (const auto* n = p->get("default")) {
+    rp.partition.is_default = d.boolean(*n, "'default'").value_or(false);
+    rp.default_pos = pos_of(*n);
+  }
+  if (const auto* n = p->get("options"))
+    rp.partition.options = slurm_options(d, *n, fmt::format("'options' of {}", what), k_slurm_partition_keys,
+                                         "set the partition's 'nodes' and 'default' instead");
+  raw.partitions.push_back(std::move(rp));
+}
+
+void decode_slurm(Decoder& d, const YamlNode& node, RawInventory& raw) {
+  auto view = d.map(node, "'cluster.slurm'", k_slurm_keys);
+  if (!view) return;
+  auto& slurm = raw.cluster.slurm;
+  slurm.enabled = true;
+  if (const auto* n = view->get("controller")) {
+    slurm.controller = d.string(*n, "'slurm.controller'").value_or("");
+    raw.controller_pos = pos_of(*n);
+  }
+  if (const auto* n = view->get("cluster_name"))
+    slurm.cluster_name = checked(d, *n, "slurm.cluster_name", grammar::name).value_or("");
+  if (const auto* n = view->get("options"))
+    slurm.options = slurm_options(d, *n, "'slurm.options'", k_slurm_file_keys,
+                                  "gpuctl writes it from slurm.controller, slurm.cluster_name, the hosts and the partitions");
+  const auto* parts = view->get("partitions");
+  if (!parts) return;
+  if (!parts->is_sequence()) {
+    d.error(*parts, "'slurm.partitions' must be a list of partitions", "write '- name: gpu' items");
+    return;
+  }
+  for (const auto& item : parts->items) decode_partition(d, item, raw);
+}
+
+void decode_monitoring(Decoder& d, const YamlNode& node, RawInventory& raw) {
+  auto view = d.map(node, "'cluster.monitoring'", k_monitoring_keys);
+  if (!view) return;
+  auto& m = raw.cluster.monitoring;
+  if (const auto* n = view->get("prometheus")) {
+    m.prometheus = d.string(*n, "'monitoring.prometheus'").value_or("");
+    raw.prometheus_pos = pos_of(*n);
+  }
+  if (const auto* n = view->get("dcgm_exporter")) m.dcgm_exporter = d.boolean(*n, "'dcgm_exporter'").value_or(true);
+  if (const auto* n = view->get("node_exporter")) m.node_exporter = d.boolean(*n, "'node_exporter'").value_or(true);
+  if (const auto* n = view->get("ports")) {
+    if (auto ports = d.map(*n, "'monitoring.ports'", k_ports_keys)) {
+      if (const auto* p = ports->get("dcgm_exporter")) m.dcgm_exporter_port = d.integer(*p, "'ports.dcgm_exporter'", 1, 65535).value_or(9400);
+      if (const auto* p = ports->get("node_exporter")) m.node_exporter_port = d.integer(*p, "'ports.node_exporter'", 1, 65535).value_or(9100);
+    }
+  }
+}
+
+}  // namespace
+
+void decode_cluster(Decoder& d, const YamlNode& node, RawInventory& raw) {
+  raw.cluster_pos = pos_of(node);
+  auto view = d.map(node, "'cluster'", k_cluster_keys);
+  if (!view) return;
+  auto& c = raw.cluster;
+  // The name becomes a directory of the secrets store and Slurm's ClusterName by default.
+  if (const auto* n = view->get("name")) c.name = checked(d, *n, "cluster name", grammar::name).value_or("");
+  else d.error(node, "'cluster' needs a 'name'");
+  if (const auto* n = view->get("os_family")) c.os_family = d.choice(*n, "'os_family'", k_os_families).value_or("debian");
+  if (const auto* n = view->get("nvidia")) decode_nvidia(d, *n, c.nvidia);
+  if (const auto* n = view->get("nccl")) c.nccl = decode_nccl(d, *n);
+  if (const auto* n = view->get("slurm")) decode_slurm(d, *n, raw);
+  if (const auto* n = view->get("monitoring")) decode_monitoring(d, *n, raw);
+}
+
+}  // namespace gpuctl::inventory_detail
