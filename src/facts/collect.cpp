@@ -111,7 +111,7 @@ void fill_gpus(NodeFacts& facts, const Probes& probes) {
   }
   // Remapped rows are a refinement: when that probe fails, those two fields stay unset.
   if (const auto rows_it = probes.find("remapped_rows"); rows_it != probes.end() && rows_it->second.exit_code == 0)
-    if (const auto rows = parse_remapped_rows_q(rows_it->second.out)) merge_remapped_rows(*gpus, *rows);
+    if (const auto repairs = parse_memory_repair_q(rows_it->second.out)) merge_memory_repair(*gpus, *repairs);
   facts.gpus = Fact<std::vector<GpuInfo>>::of(std::move(*gpus));
 }
 

@@ -4,6 +4,15 @@
 
 namespace gpuctl {
 
+std::optional<std::string> GpuInfo::unreported_text(std::string_view field) const {
+  const auto it = unreported.find(field);
+  return it == unreported.end() ? std::nullopt : std::optional<std::string>(it->second);
+}
+
+bool is_not_applicable(std::string_view raw) {
+  return raw == "[N/A]" || raw == "N/A" || raw == "[Not Supported]" || raw == "Not Supported";
+}
+
 bool NodeFacts::module_loaded(std::string_view name) const {
   return loaded_modules.present() && std::ranges::find(*loaded_modules.value, name) != loaded_modules.value->end();
 }

@@ -53,6 +53,8 @@ ordered_json gpu_json(const GpuInfo& gpu) {
   j["temperature_c"] = optional_json(gpu.temperature_c);
   j["power_draw_w"] = optional_json(gpu.power_draw_w);
   j["power_limit_w"] = optional_json(gpu.power_limit_w);
+  j["unreported"] = ordered_json::object();
+  for (const auto& [field, raw] : gpu.unreported) j["unreported"][field] = raw;
   return j;
 }
 

@@ -16,17 +16,17 @@ using detail::is_unavailable;
 using detail::strip_unit;
 
 // Stores one field's text into a GpuInfo; false when the text is not of the field's type.
+// Never called with an unavailable marker: parse_gpu_query() records those as unreported.
 using Setter = bool (*)(GpuInfo&, std::string_view);
 
 template <auto Member>
 bool set_text(GpuInfo& gpu, std::string_view value) {
-  gpu.*Member = is_unavailable(value) ? std::string() : std::string(value);
+  gpu.*Member = std::string(value);
   return true;
 }
 
 template <auto Member>
 bool set_int64(GpuInfo& gpu, std::string_view value) {
-  if (is_unavailable(value)) return true;
   const auto number = detail::to_int(strip_unit(value));
   if (number) gpu.*Member = *number;
   return number.has_value();
@@ -34,7 +34,6 @@ bool set_int64(GpuInfo& gpu, std::string_view value) {
 
 template <auto Member>
 bool set_int(GpuInfo& gpu, std::string_view value) {
-  if (is_unavailable(value)) return true;
   const auto number = detail::to_int(strip_unit(value));
   if (number) gpu.*Member = static_cast<int>(*number);
   return number.has_value();
@@ -42,7 +41,6 @@ bool set_int(GpuInfo& gpu, std::string_view value) {
 
 template <auto Member>
 bool set_double(GpuInfo& gpu, std::string_view value) {
-  if (is_unavailable(value)) return true;
   const auto number = detail::to_double(strip_unit(value));
   if (number) gpu.*Member = *number;
   return number.has_value();
@@ -50,7 +48,6 @@ bool set_double(GpuInfo& gpu, std::string_view value) {
 
 template <auto Member>
 bool set_bool(GpuInfo& gpu, std::string_view value) {
-  if (is_unavailable(value)) return true;
   const auto flag = detail::to_bool(value);
   if (flag) gpu.*Member = *flag;
   return flag.has_value();
@@ -84,7 +81,8 @@ constexpr std::array k_bindings{
     FieldBinding{"ecc.errors.uncorrected.volatile.total", &set_int64<&GpuInfo::ecc_volatile_uncorrected>, true},
     FieldBinding{"ecc.errors.corrected.aggregate.total", &set_int64<&GpuInfo::ecc_aggregate_corrected>, true},
     FieldBinding{"ecc.errors.uncorrected.aggregate.total", &set_int64<&GpuInfo::ecc_aggregate_uncorrected>, true},
-    FieldBinding{"retired_pages.pending", &set_int64<&GpuInfo::retired_pages_pending>, true},
+    // "Yes"/"No" (pages wait for a reboot to be retired); [N/A] on Ampere and later.
+    FieldBinding{"retired_pages.pending", &set_bool<&GpuInfo::retired_pages_pending>, true},
     // Asked through `-q -d ROW_REMAPPER` instead (older drivers reject these fields and a
     // rejected field fails the whole query), but understood when present.
     FieldBinding{"remapped_rows.pending", &set_bool<&GpuInfo::remapped_rows_pending>, false},
@@ -180,6 +178,12 @@ Result<std::vector<GpuInfo>> parse_gpu_query(std::string_view text, std::span<co
     for (std::size_t c = 0; c < columns.size(); ++c) {
       const auto* binding = find_binding(columns[c]);
       if (binding == nullptr) continue;
+      // No value: the field stays unset and keeps what nvidia-smi printed. The index is
+      // what every other field hangs on, so it must be a number.
+      if (is_unavailable(cells[c]) && binding->name != "index") {
+        gpu.unreported[std::string(binding->name)] = cells[c];
+        continue;
+      }
       if (!binding->set(gpu, cells[c]))
         return fail(ErrorCode::parse, fmt::format("nvidia-smi --query-gpu row {}: {} = '{}' is not a valid value",
                                                   i + 1, columns[c], cells[c]));

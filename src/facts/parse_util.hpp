@@ -1,6 +1,7 @@
 #pragma once
 // Helpers shared by the fact parsers (private to src/facts). Pure.
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <optional>
@@ -9,11 +10,20 @@
 
 namespace gpuctl::facts::detail {
 
-// nvidia-smi's ways of saying "no value": [N/A], N/A, [Not Supported], [Unknown Error],
-// [Insufficient Permissions], [Requested functionality has been deprecated], ...
+// nvidia-smi's ways of printing something instead of a value. `--query-gpu` brackets them:
+// [N/A], [Not Supported], [Unknown Error], [Insufficient Permissions], [GPU is lost],
+// [GPU requires reset], [Requested functionality has been deprecated], ... No value nvidia-smi
+// prints is bracketed, so every "[...]" is one, including forms new drivers add. `-q` prints
+// them without brackets ("N/A", "Not Found" for clock samples), and the summary table "ERR!".
+// An empty CSV cell is no value either. The caller keeps the raw text (GpuInfo::unreported).
 inline bool is_unavailable(std::string_view value) {
-  return value.empty() || value == "N/A" || value == "Not Found" ||
-         (value.size() >= 2 && value.front() == '[' && value.back() == ']');
+  static constexpr std::string_view k_plain[] = {"N/A",           "Not Found",          "Not Supported",
+                                                 "Unknown Error", "Insufficient Permissions", "GPU is lost",
+                                                 "GPU requires reset", "ERR!",         "Unknown"};
+  if (value.empty() || (value.size() >= 2 && value.front() == '[' && value.back() == ']')) return true;
+  for (const auto plain : k_plain)
+    if (value == plain) return true;
+  return false;
 }
 
 // Drops a trailing unit ("143771 MiB" -> "143771", "128.02 W" -> "128.02").
@@ -38,10 +48,17 @@ inline std::optional<double> to_double(std::string_view text) {
   return value;
 }
 
-// "Enabled"/"Yes"/"On" -> true, "Disabled"/"No"/"Off" -> false.
+// "Enabled"/"Yes"/"On" -> true, "Disabled"/"No"/"Off" -> false, in any case (NVIDIA's page
+// retirement guide spells the -q value "YES"); anything else is no bool.
 inline std::optional<bool> to_bool(std::string_view text) {
-  if (text == "Enabled" || text == "Yes" || text == "On" || text == "1") return true;
-  if (text == "Disabled" || text == "No" || text == "Off" || text == "0") return false;
+  const auto is = [&](std::string_view word) {
+    return text.size() == word.size() &&
+           std::equal(text.begin(), text.end(), word.begin(), [](char a, char b) {
+             return (a >= 'A' && a <= 'Z' ? static_cast<char>(a - 'A' + 'a') : a) == b;
+           });
+  };
+  if (is("enabled") || is("yes") || is("on") || text == "1") return true;
+  if (is("disabled") || is("no") || is("off") || text == "0") return false;
   return std::nullopt;
 }
 

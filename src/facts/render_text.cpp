@@ -94,6 +94,13 @@ std::string render_facts_text(const NodeFacts& facts) {
                        opt(gpu.temperature_c, "C"),
                        gpu.power_draw_w ? fmt::format("{:.1f} W", *gpu.power_draw_w) : std::string("-"));
   }
+  // Values nvidia-smi failed to read ("[Unknown Error]"); "[N/A]" is routine and left out.
+  for (const auto& gpu : *facts.gpus.value) {
+    std::string failed;
+    for (const auto& [field, raw] : gpu.unreported)
+      if (!is_not_applicable(raw)) failed += fmt::format("{}{} = {}", failed.empty() ? "" : ", ", field, raw.empty() ? "(empty)" : raw);
+    if (!failed.empty()) out += fmt::format("  GPU {} unreadable: {}\n", gpu.index, failed);
+  }
   return out + nvlink_summary(facts);
 }
 

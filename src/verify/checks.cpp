@@ -1,6 +1,8 @@
 #include <gpuctl/verify/checks.hpp>
 
+#include "check_result.hpp"
 #include "check_sources.hpp"
+#include "gpu_checks.hpp"
 
 #include <gpuctl/facts/slurm.hpp>
 #include <gpuctl/plan/plan.hpp>
@@ -16,40 +18,10 @@ namespace gpuctl {
 namespace {
 
 using CheckFunction = std::function<CheckResult(const CheckInput&)>;
-
-CheckResult pass(std::string observed, std::string expected) {
-  return {{}, CheckStatus::pass, std::move(observed), std::move(expected), {}};
-}
-CheckResult failed(std::string observed, std::string expected, std::string detail = {}) {
-  return {{}, CheckStatus::fail, std::move(observed), std::move(expected), std::move(detail)};
-}
-CheckResult cannot_run(std::string why) { return {{}, CheckStatus::error, {}, {}, std::move(why)}; }
-
-template <typename T>
-std::string absent_reason(const Fact<T>& fact, std::string_view what) {
-  return fmt::format("{} unknown: {}", what, fact.absent_reason.empty() ? "not gathered" : fact.absent_reason);
-}
+using namespace verify_detail;
 
 bool module_loaded(const NodeFacts& facts, std::string_view name) {
   return std::ranges::find(*facts.loaded_modules.value, name) != facts.loaded_modules.value->end();
-}
-
-// For per-GPU checks: collects the GPUs that break `bad` into one failure naming each.
-CheckResult per_gpu(const CheckInput& in, std::string expected,
-                    const std::function<std::optional<std::string>(const GpuInfo&, std::string&)>& bad) {
-  const auto& gpus = in.state.facts.gpus;
-  if (!gpus.present()) return cannot_run(absent_reason(gpus, "GPUs"));
-  if (gpus.value->empty()) return cannot_run("nvidia-smi lists no GPUs");
-  std::vector<std::string> problems;
-  std::vector<std::string> unknown;
-  for (const auto& gpu : *gpus.value) {
-    std::string missing;
-    if (auto problem = bad(gpu, missing)) problems.push_back(fmt::format("GPU {} ({}): {}", gpu.index, gpu.serial, *problem));
-    if (!missing.empty()) unknown.push_back(fmt::format("GPU {}: {}", gpu.index, missing));
-  }
-  if (!problems.empty()) return failed(util::join(problems, "; "), expected);
-  if (!unknown.empty()) return cannot_run(util::join(unknown, "; "));
-  return pass(fmt::format("all {} GPUs", gpus.value->size()), expected);
 }
 
 CheckResult service_active(const CheckInput& in, const std::string& service) {
@@ -85,8 +57,6 @@ CheckResult slurmd_registered(const CheckInput& in) {
     return failed(observed, expected, "slurm.conf or gres.conf on the node or the controller differs from the inventory");
   return pass(observed, expected);
 }
-
-CheckResult skipped(std::string why) { return {{}, CheckStatus::skipped, {}, {}, std::move(why)}; }
 
 // Every GPU pair linked as gpu.nvlink.connection says (topo -m), every NVLink up (nvlink -s),
 // with the declared number of links per GPU and speed. Names each failing pair and link.
@@ -217,61 +187,19 @@ const std::map<std::string, CheckFunction>& registry() {
          const auto observed = std::to_string(gpus.value->size());
          return observed == expected ? pass(observed, expected) : failed(observed, expected, "a GPU may have fallen off the bus");
        }},
-      {"gpu_model",
-       [](const CheckInput& in) {
-         const auto model = util::to_lower(in.node.gpu.model);
-         return per_gpu(in, in.node.gpu.model, [&](const GpuInfo& gpu, std::string&) -> std::optional<std::string> {
-           if (util::to_lower(gpu.name).find(model) == std::string::npos) return gpu.name;
-           return std::nullopt;
-         });
-       }},
-      {"ecc_errors",
-       [](const CheckInput& in) {
-         return per_gpu(in, "ECC on, 0 uncorrectable volatile errors",
-                        [](const GpuInfo& gpu, std::string& missing) -> std::optional<std::string> {
-                          if (gpu.ecc_enabled && !*gpu.ecc_enabled) return "ECC disabled";
-                          if (!gpu.ecc_volatile_uncorrected) missing = "uncorrectable ECC count not reported";
-                          else if (*gpu.ecc_volatile_uncorrected > 0)
-                            return fmt::format("{} uncorrectable volatile ECC errors", *gpu.ecc_volatile_uncorrected);
-                          return std::nullopt;
-                        });
-       }},
-      {"row_remap",
-       [](const CheckInput& in) {
-         return per_gpu(in, "no pending retired pages or row remaps, no remap failure",
-                        [](const GpuInfo& gpu, std::string& missing) -> std::optional<std::string> {
-                          if (gpu.remapped_rows_failure.value_or(false)) return "row remapping failed: replace the GPU";
-                          if (gpu.remapped_rows_pending.value_or(false)) return "row remap pending: reset the GPU or reboot";
-                          if (gpu.retired_pages_pending.value_or(0) > 0) return "retired pages pending: reboot";
-                          // Hopper reports remapped rows; older GPUs retired pages. One of them must be known.
-                          if (!gpu.remapped_rows_pending && !gpu.retired_pages_pending) missing = "neither remapped rows nor retired pages reported";
-                          return std::nullopt;
-                        });
-       }},
-      {"pcie_link",
-       [](const CheckInput& in) {
-         // Only the width: idle GPUs lower their PCIe generation to save power.
-         return per_gpu(in, "link width at its maximum", [](const GpuInfo& gpu, std::string& missing) -> std::optional<std::string> {
-           if (!gpu.pcie_width_current || !gpu.pcie_width_max) missing = "PCIe width not reported";
-           else if (*gpu.pcie_width_current < *gpu.pcie_width_max)
-             return fmt::format("x{} of x{}", *gpu.pcie_width_current, *gpu.pcie_width_max);
-           return std::nullopt;
-         });
-       }},
-      {"persistence_mode",
-       [](const CheckInput& in) {
-         return per_gpu(in, "persistence mode on", [](const GpuInfo& gpu, std::string& missing) -> std::optional<std::string> {
-           if (!gpu.persistence_mode) missing = "persistence mode not reported";
-           else if (!*gpu.persistence_mode) return "persistence mode off";
-           return std::nullopt;
-         });
-       }},
+      {"gpu_model", check_gpu_model},
+      {"ecc_errors", check_ecc_errors},
+      {"row_remap", check_row_remap},
+      {"pcie_link", check_pcie_link},
+      {"persistence_mode", check_persistence_mode},
       {"cuda_version",
        [](const CheckInput& in) {
          const auto& cuda = in.state.facts.cuda_version;
          const auto& wanted = in.inventory.cluster.nvidia.cuda_version;
          if (!cuda.present()) return cannot_run(absent_reason(cuda, "CUDA toolkit"));
-         return cuda.value->starts_with(wanted) ? pass(*cuda.value, wanted) : failed(*cuda.value, wanted);
+         // Whole version components: "12.4" matches 12.4.131, not 12.40.
+         const bool same = *cuda.value == wanted || cuda.value->starts_with(wanted + ".");
+         return same ? pass(*cuda.value, wanted) : failed(*cuda.value, wanted);
        }},
       {"nccl_present",
        [](const CheckInput& in) {

@@ -43,6 +43,8 @@ TEST(FactsJson, HasFormatVersionValuesAbsentReasonsAndNullForUnavailableGpuField
   EXPECT_EQ(j["gpus"][0]["memory_total_mib"], 143771);
   EXPECT_TRUE(j["gpus"][0]["retired_pages_pending"].is_null());
   EXPECT_TRUE(j["gpus"][7]["power_draw_w"].is_null());
+  EXPECT_EQ(j["gpus"][7]["unreported"]["power.draw"], "[Unknown Error]");
+  EXPECT_EQ(j["gpus"][0]["unreported"], nlohmann::json({{"retired_pages.pending", "[N/A]"}}));
   EXPECT_DOUBLE_EQ(j["gpus"][0]["power_draw_w"].get<double>(), 128.02);
   EXPECT_EQ(j["packages"]["libnccl2"], "2.28.9-1+cuda13.0");
 }
@@ -85,8 +87,11 @@ TEST(FactsText, SummarisesNodeAndTabulatesGpus) {
   EXPECT_NE(text.find("00000000:AB:00.0"), std::string::npos);
   EXPECT_NE(text.find("pending"), std::string::npos);
   EXPECT_NE(text.find("5x16/5x16"), std::string::npos);
-  // 3 summary lines, the table header, 8 GPUs, then the topology and NVLink lines (absent here).
-  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3 + 1 + 8 + 2);
+  // The synthesised GPU 7's power.draw is [Unknown Error]: named under the table.
+  EXPECT_NE(text.find("\n  GPU 7 unreadable: power.draw = [Unknown Error]\n"), std::string::npos) << text;
+  // 3 summary lines, the table header, 8 GPUs, the unreadable line, then the topology and
+  // NVLink lines (absent here).
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3 + 1 + 8 + 1 + 2);
   EXPECT_NE(text.find("  topology: absent ("), std::string::npos) << text;
 }
 

@@ -48,6 +48,8 @@ TEST(GpuQuery, ParsesRealH200CsvWithHeaderAndUnits) {
   EXPECT_EQ(gpu.ecc_aggregate_uncorrected, 0);
   EXPECT_FALSE(gpu.ecc_aggregate_corrected.has_value()) << "not in this capture's field list";
   EXPECT_FALSE(gpu.retired_pages_pending.has_value()) << "[N/A] on Hopper";
+  EXPECT_EQ(gpu.unreported_text("retired_pages.pending"), "[N/A]");
+  EXPECT_EQ(gpu.unreported.size(), 1u) << "every other asked field has a value";
   EXPECT_EQ(gpu.remapped_rows_pending, false);
   EXPECT_EQ(gpu.remapped_rows_failure, false);
   EXPECT_EQ(gpu.temperature_c, 45);
@@ -85,6 +87,7 @@ TEST(GpuQuery, ParsesSynthesised8GpuCsvWithHeader) {
   EXPECT_EQ((*gpus)[4].remapped_rows_pending, false);
   EXPECT_EQ((*gpus)[3].persistence_mode, false);
   EXPECT_FALSE((*gpus)[7].power_draw_w.has_value()) << "[Unknown Error] is no value, not zero";
+  EXPECT_EQ((*gpus)[7].unreported_text("power.draw"), "[Unknown Error]");
   EXPECT_DOUBLE_EQ((*gpus)[6].power_draw_w.value_or(-1), 122.08);
 }
 
@@ -109,15 +112,62 @@ TEST(GpuQuery, CommandAsksForEveryFieldWithAHeader) {
   for (const auto field : gpu_query_fields()) EXPECT_NE(command.find(field), std::string::npos) << field;
 }
 
-TEST(GpuQuery, UnavailableMarkersLeaveValuesUnset) {
-  for (const std::string marker : {"[N/A]", "[Not Supported]", "N/A", "[Insufficient Permissions]"}) {
-    const auto gpus = parse_gpu_query("index, memory.total [MiB], persistence_mode, power.draw [W]\n0, " + marker +
-                                      ", " + marker + ", " + marker + "\n");
-    ASSERT_TRUE(gpus) << marker;
-    EXPECT_FALSE(gpus->front().memory_total_mib.has_value()) << marker;
-    EXPECT_FALSE(gpus->front().persistence_mode.has_value()) << marker;
-    EXPECT_FALSE(gpus->front().power_draw_w.has_value()) << marker;
+// Every way nvidia-smi prints no value, in every kind of field: unset (empty text), never a
+// default, with the raw text kept. Real spellings: "[N/A]" and "[Requested functionality has
+// been deprecated]" in h200-1gpu/device-2026-12-03/every-field.txt; "[Unknown Error]" in the
+// 8-GPU test data and public captures of a failing GPU's row; the rest as nvidia-smi prints
+// them (see verify_unknown_values_test.cpp).
+TEST(GpuQuery, EveryNoValueFormLeavesTheFieldUnsetAndKeepsTheText) {
+  for (const std::string form : {"[N/A]", "N/A", "[Not Supported]", "[Unknown Error]", "[Insufficient Permissions]",
+                                 "[GPU is lost]", "[GPU requires reset]", "ERR!", "Not Found",
+                                 "[Requested functionality has been deprecated]", ""}) {
+    const auto gpus = parse_gpu_query(
+        "index, name, memory.total [MiB], persistence_mode, ecc.mode.current, retired_pages.pending, "
+        "ecc.errors.uncorrected.volatile.total, pcie.link.width.current, power.draw [W]\n0, " +
+        form + ", " + form + ", " + form + ", " + form + ", " + form + ", " + form + ", " + form + ", " + form + "\n");
+    ASSERT_TRUE(gpus) << form << ": " << gpus.error().message;
+    const auto& gpu = gpus->front();
+    EXPECT_EQ(gpu.name, "") << form;
+    EXPECT_FALSE(gpu.memory_total_mib.has_value()) << form;
+    EXPECT_FALSE(gpu.persistence_mode.has_value()) << form;
+    EXPECT_FALSE(gpu.ecc_enabled.has_value()) << form;
+    EXPECT_FALSE(gpu.retired_pages_pending.has_value()) << form;
+    EXPECT_FALSE(gpu.ecc_volatile_uncorrected.has_value()) << form;
+    EXPECT_FALSE(gpu.pcie_width_current.has_value()) << form;
+    EXPECT_FALSE(gpu.power_draw_w.has_value()) << form;
+    EXPECT_EQ(gpu.unreported.size(), 8u) << form;
+    for (const auto& [field, raw] : gpu.unreported) EXPECT_EQ(raw, form) << field;
+    EXPECT_TRUE(gpu.unreported.contains("ecc.mode.current"));
+    EXPECT_TRUE(gpu.unreported.contains("memory.total")) << "keyed by field name, without the unit";
   }
+}
+
+TEST(GpuQuery, NotApplicableIsToldApartFromAFailureToRead) {
+  for (const char* raw : {"[N/A]", "N/A", "[Not Supported]"}) EXPECT_TRUE(is_not_applicable(raw)) << raw;
+  for (const char* raw : {"[Unknown Error]", "[GPU is lost]", "ERR!", "[Insufficient Permissions]", ""})
+    EXPECT_FALSE(is_not_applicable(raw)) << raw;
+}
+
+// retired_pages.pending is a flag: "Yes"/"No" (nvidia-smi --help-query-gpu: "Checks if any GPU
+// device memory pages are pending retirement"), "[N/A]" on Ampere and later.
+TEST(GpuQuery, RetiredPagesPendingIsAYesNoFlag) {
+  const auto parse = [](const std::string& value) {
+    return parse_gpu_query("index, retired_pages.pending\n0, " + value + "\n");
+  };
+  EXPECT_EQ(parse("Yes")->front().retired_pages_pending, true);
+  EXPECT_EQ(parse("No")->front().retired_pages_pending, false);
+  EXPECT_EQ(parse("YES")->front().retired_pages_pending, true) << "NVIDIA's retirement guide spells it so";
+  EXPECT_FALSE(parse("[N/A]")->front().retired_pages_pending.has_value());
+  EXPECT_FALSE(parse("3")) << "a count is not a flag";
+  EXPECT_FALSE(parse("Maybe")) << "not a flag: the output is not what nvidia-smi prints";
+}
+
+TEST(GpuQuery, TheIndexMustBeANumber) {
+  // A failing GPU's row is "[Unknown Error]" in every column; nvidia-smi then exits non-zero
+  // and classify_nvidia_smi_failure() says why, but the parser alone refuses the row too.
+  const auto gpus = parse_gpu_query("index, name\n[Unknown Error], [Unknown Error]\n");
+  ASSERT_FALSE(gpus);
+  EXPECT_NE(gpus.error().message.find("index = '[Unknown Error]'"), std::string::npos) << gpus.error().message;
 }
 
 TEST(GpuQuery, RejectsMalformedOutput) {
@@ -127,6 +177,7 @@ TEST(GpuQuery, RejectsMalformedOutput) {
       {"index, name\n0, NVIDIA H200, extra\n", "3 columns, expected 2"},
       {"index, memory.total [MiB]\n0, abc MiB\n", "memory.total = 'abc MiB'"},
       {"index, persistence_mode\n0, Maybe\n", "persistence_mode = 'Maybe'"},
+      {"index, retired_pages.pending\n0, 2\n", "retired_pages.pending = '2'"},
       {"index, name\nzero, NVIDIA H200\n", "index = 'zero'"},
       {"name, uuid\nNVIDIA H200, GPU-1\n", "no 'index' column"},
   };
@@ -138,39 +189,109 @@ TEST(GpuQuery, RejectsMalformedOutput) {
   }
 }
 
-TEST(RemappedRows, ParsesRealH200QuerySections) {
-  const auto rows = parse_remapped_rows_q(h200_probe(k_q_sections).output);
-  ASSERT_TRUE(rows) << rows.error().to_string();
-  ASSERT_EQ(rows->size(), 1u);
-  const auto& gpu = rows->at("00000000:00:06.0");
-  EXPECT_EQ(gpu.correctable, 0);
-  EXPECT_EQ(gpu.uncorrectable, 0);
-  EXPECT_EQ(gpu.pending, false);
-  EXPECT_EQ(gpu.failure, false);
+TEST(MemoryRepair, ParsesRealH200QuerySections) {
+  const auto repairs = parse_memory_repair_q(h200_probe(k_q_sections).output);
+  ASSERT_TRUE(repairs) << repairs.error().to_string();
+  ASSERT_EQ(repairs->size(), 1u);
+  const auto& gpu = repairs->at("00000000:00:06.0");
+  EXPECT_EQ(gpu.remapped_correctable, 0);
+  EXPECT_EQ(gpu.remapped_uncorrectable, 0);
+  EXPECT_EQ(gpu.remapped_pending, false);
+  EXPECT_EQ(gpu.remapped_failure, false);
+  // Hopper: "Retired Pages / Pending Page Blacklist : N/A".
+  EXPECT_FALSE(gpu.retired_pending.has_value());
+  EXPECT_EQ(gpu.unreported.at("retired_pages.pending"), "N/A");
+  EXPECT_EQ(gpu.unreported.at("retired_pages.sbe"), "N/A");
 }
 
-TEST(RemappedRows, FindsThePendingRemapAmongEightGpus) {
-  const auto rows = parse_remapped_rows_q(read_test_data("nvidia-smi/synthetic-8gpu/row-remapper-q.txt"));
-  ASSERT_TRUE(rows) << rows.error().to_string();
-  ASSERT_EQ(rows->size(), 8u);
-  EXPECT_EQ(rows->at("00000000:AB:00.0").pending, true);
-  EXPECT_EQ(rows->at("00000000:AB:00.0").uncorrectable, 1);
-  EXPECT_EQ(rows->at("00000000:BA:00.0").pending, false);
+TEST(MemoryRepair, ParsesTheRealPageRetirementAndRowRemapperSections) {
+  // `nvidia-smi -q -d PAGE_RETIREMENT,ROW_REMAPPER` on a real H200, another day and card.
+  const auto text = read_test_data("nvidia-smi/h200-1gpu/device-2026-12-03/q-page-retirement-row-remapper.txt");
+  const auto q = gpuctl::testing::captured_probe(text, "nvidia-smi -q -d PAGE_RETIREMENT,ROW_REMAPPER");
+  ASSERT_TRUE(q);
+  const auto repairs = parse_memory_repair_q(q->output);
+  ASSERT_TRUE(repairs) << repairs.error().to_string();
+  const auto& gpu = repairs->at("00000000:00:06.0");
+  EXPECT_EQ(gpu.remapped_pending, false);
+  EXPECT_EQ(gpu.remapped_failure, false);
+  EXPECT_EQ(gpu.unreported.at("retired_pages.pending"), "N/A");
 }
 
-TEST(RemappedRows, RejectsTextWithoutGpuSections) {
-  EXPECT_FALSE(parse_remapped_rows_q("No devices were found\n"));
+TEST(MemoryRepair, ReadsRetiredPagesInBothSpellingsAndRemappedRowsNotApplicable) {
+  // Before Ampere, as public `nvidia-smi -q` captures of Tesla T4/V100 boards show it (drivers
+  // 470-530): "Pending Page Blacklist"; older drivers print "Pending"; NVIDIA's dynamic page
+  // retirement guide writes the value "YES".
+  for (const char* key : {"Pending Page Blacklist", "Pending"})
+    for (const auto& [value, pending] : {std::pair{"No", false}, std::pair{"Yes", true}, std::pair{"YES", true}}) {
+      const auto text = std::string("GPU 00000000:00:08.0\n    Retired Pages\n        Single Bit ECC : 2\n"
+                                    "        Double Bit ECC : 1\n        ") +
+                        key + " : " + value + "\n    Remapped Rows                         : N/A\n    Temperature\n"
+                                              "        GPU Current Temp : 38 C\n";
+      const auto repairs = parse_memory_repair_q(text);
+      ASSERT_TRUE(repairs) << repairs.error().to_string();
+      const auto& gpu = repairs->at("00000000:00:08.0");
+      EXPECT_EQ(gpu.retired_pending, pending) << key << " " << value;
+      EXPECT_EQ(gpu.retired_single_bit, 2);
+      EXPECT_EQ(gpu.retired_double_bit, 1);
+      EXPECT_FALSE(gpu.remapped_pending.has_value());
+      EXPECT_EQ(gpu.unreported.at("remapped_rows.pending"), "N/A");
+      EXPECT_EQ(gpu.unreported.at("remapped_rows.failure"), "N/A");
+    }
 }
 
-TEST(RemappedRows, MergeFillsGpusByBusId) {
+TEST(MemoryRepair, KeepsWhatNvidiaSmiPrintedInsteadOfAValue) {
+  const auto repairs = parse_memory_repair_q(
+      "GPU 00000000:AB:00.0\n    Remapped Rows\n        Correctable Error : 0\n        Uncorrectable Error : 0\n"
+      "        Pending : Unknown Error\n        Remapping Failure Occurred : [GPU is lost]\n");
+  ASSERT_TRUE(repairs) << repairs.error().to_string();
+  const auto& gpu = repairs->at("00000000:AB:00.0");
+  EXPECT_FALSE(gpu.remapped_pending.has_value());
+  EXPECT_EQ(gpu.unreported.at("remapped_rows.pending"), "Unknown Error");
+  EXPECT_EQ(gpu.unreported.at("remapped_rows.failure"), "[GPU is lost]");
+}
+
+TEST(MemoryRepair, RejectsAValueOfTheWrongType) {
+  const auto repairs = parse_memory_repair_q("GPU 00000000:AB:00.0\n    Retired Pages\n        Pending Page Blacklist : Maybe\n");
+  ASSERT_FALSE(repairs);
+  EXPECT_NE(repairs.error().message.find("'Pending Page Blacklist' = 'Maybe'"), std::string::npos) << repairs.error().message;
+}
+
+TEST(MemoryRepair, FindsThePendingRemapAmongEightGpus) {
+  const auto repairs = parse_memory_repair_q(read_test_data("nvidia-smi/synthetic-8gpu/row-remapper-q.txt"));
+  ASSERT_TRUE(repairs) << repairs.error().to_string();
+  ASSERT_EQ(repairs->size(), 8u);
+  EXPECT_EQ(repairs->at("00000000:AB:00.0").remapped_pending, true);
+  EXPECT_EQ(repairs->at("00000000:AB:00.0").remapped_uncorrectable, 1);
+  EXPECT_EQ(repairs->at("00000000:BA:00.0").remapped_pending, false);
+}
+
+TEST(MemoryRepair, RejectsTextWithoutGpuSections) {
+  EXPECT_FALSE(parse_memory_repair_q("No devices were found\n"));
+}
+
+TEST(MemoryRepair, MergeFillsGpusByBusId) {
   auto gpus = parse_gpu_query(read_test_data("nvidia-smi/synthetic-8gpu/query-gpu-noheader-nounits.csv"));
-  const auto rows = parse_remapped_rows_q(read_test_data("nvidia-smi/synthetic-8gpu/row-remapper-q.txt"));
-  ASSERT_TRUE(gpus && rows);
+  const auto repairs = parse_memory_repair_q(read_test_data("nvidia-smi/synthetic-8gpu/row-remapper-q.txt"));
+  ASSERT_TRUE(gpus && repairs);
   EXPECT_FALSE((*gpus)[5].remapped_rows_pending.has_value());
-  merge_remapped_rows(*gpus, *rows);
+  merge_memory_repair(*gpus, *repairs);
   EXPECT_EQ((*gpus)[5].remapped_rows_pending, true);
   EXPECT_EQ((*gpus)[5].remapped_rows_failure, false);
   EXPECT_EQ((*gpus)[0].remapped_rows_pending, false);
+}
+
+TEST(MemoryRepair, MergeTakesAValueOverTheCsvsNoValueAndCarriesTheTextOtherwise) {
+  auto gpus = parse_gpu_query("index, pci.bus_id, retired_pages.pending\n0, 00000000:00:08.0, [Unknown Error]\n"
+                              "1, 00000000:00:09.0, [N/A]\n");
+  const auto repairs = parse_memory_repair_q(
+      "GPU 00000000:00:08.0\n    Retired Pages\n        Pending Page Blacklist : No\n    Remapped Rows : N/A\n"
+      "GPU 00000000:00:09.0\n    Retired Pages\n        Pending Page Blacklist : N/A\n    Remapped Rows : N/A\n");
+  ASSERT_TRUE(gpus && repairs);
+  merge_memory_repair(*gpus, *repairs);
+  EXPECT_EQ((*gpus)[0].retired_pages_pending, false);
+  EXPECT_FALSE((*gpus)[0].unreported.contains("retired_pages.pending")) << "the value replaced the CSV's error";
+  EXPECT_EQ((*gpus)[0].unreported_text("remapped_rows.pending"), "N/A");
+  EXPECT_EQ((*gpus)[1].unreported_text("retired_pages.pending"), "[N/A]") << "the CSV's own text stays";
 }
 
 TEST(NvidiaSmiFailure, ClassifiesEveryWayNvidiaSmiFails) {
@@ -190,6 +311,11 @@ TEST(NvidiaSmiFailure, ClassifiesEveryWayNvidiaSmiFails) {
       {127, "", "sh: 1: nvidia-smi: command not found\n", "command not found"},
       {124, "", "", "timed out"},
       {15, "", "Unable to determine the device handle for GPU0000:AB:00.0: GPU is lost.\n", "GPU is lost"},
+      // One GPU failing among others (the form of public captures: the other rows, this line,
+      // then a row of "[Unknown Error]").
+      {15, "0, NVIDIA H200, 0\nUnable to determine the device handle for GPU0000:02:00.0: Unknown Error\n"
+           "[Unknown Error], [Unknown Error], [Unknown Error]\n", "",
+       "cannot reach a GPU: Unable to determine the device handle for GPU0000:02:00.0: Unknown Error"},
       {3, "something odd\n", "", "exited with status 3: something odd"},
       {0, "\n", "", "printed nothing"},
   };

@@ -180,7 +180,26 @@ TEST_F(Checks, EccCountNotReportedIsAnErrorNotAPass) {
   gpus()[2].ecc_volatile_uncorrected.reset();
   const auto r = run("ecc_errors");
   EXPECT_EQ(r.status, CheckStatus::error);
-  EXPECT_NE(r.detail.find("GPU 2"), std::string::npos);
+  EXPECT_EQ(r.observed, "GPU 2 (SN1002): ecc.errors.uncorrected.volatile.total not reported");
+}
+
+TEST_F(Checks, EccModeUnknownIsAnErrorQuotingNvidiaSmiEvenWithZeroErrors) {
+  gpus()[4].ecc_enabled.reset();
+  gpus()[4].unreported["ecc.mode.current"] = "[Unknown Error]";
+  const auto r = run("ecc_errors");
+  EXPECT_EQ(r.status, CheckStatus::error);
+  EXPECT_EQ(r.observed, "GPU 4 (SN1004): ecc.mode.current = [Unknown Error]");
+  EXPECT_EQ(r.expected, "ECC on, 0 uncorrectable volatile errors");
+}
+
+TEST_F(Checks, AFailureWinsOverAnUnknownValueWhichTheDetailNames) {
+  gpus()[1].ecc_volatile_uncorrected = 3;
+  gpus()[2].ecc_enabled.reset();
+  gpus()[2].unreported["ecc.mode.current"] = "[GPU is lost]";
+  const auto r = run("ecc_errors");
+  EXPECT_EQ(r.status, CheckStatus::fail);
+  EXPECT_EQ(r.observed, "GPU 1 (SN1001): 3 uncorrectable volatile ECC errors");
+  EXPECT_EQ(r.detail, "also unknown: GPU 2 (SN1002): ecc.mode.current = [GPU is lost]");
 }
 
 TEST_F(Checks, GpuCountMismatchFails) {
@@ -196,9 +215,25 @@ TEST_F(Checks, GpuModelIsMatchedCaseInsensitivelyAndNamesTheOddGpu) {
   const auto r = run("gpu_model");
   EXPECT_EQ(r.status, CheckStatus::fail);
   EXPECT_EQ(r.observed, "GPU 5 (SN1005): NVIDIA A100-SXM4-80GB");
+  EXPECT_NE(r.detail.find("gpu.model 'H100'"), std::string::npos) << r.detail;
   node.gpu.model = "h100";
   gpus()[5].name = "NVIDIA H100 80GB HBM3";
   EXPECT_EQ(run("gpu_model").status, CheckStatus::pass);
+}
+
+TEST_F(Checks, GpuModelIsNotASubstringMatch) {
+  node.gpu.model = "H10";
+  EXPECT_EQ(run("gpu_model").status, CheckStatus::fail);
+  node.gpu.model = "H100-80GB-HBM3";
+  EXPECT_EQ(run("gpu_model").status, CheckStatus::pass);
+}
+
+TEST_F(Checks, GpuNameNotReportedIsAnError) {
+  gpus()[3].name.clear();
+  gpus()[3].unreported["name"] = "[Unknown Error]";
+  const auto r = run("gpu_model");
+  EXPECT_EQ(r.status, CheckStatus::error);
+  EXPECT_EQ(r.observed, "GPU 3 (SN1003): name = [Unknown Error]");
 }
 
 TEST_F(Checks, DriverLoadedDifferentFromInventoryFails) {
@@ -233,15 +268,28 @@ TEST_F(Checks, RowRemapFailuresAndPendingStatesFail) {
   gpus()[0].remapped_rows_pending = true;
   EXPECT_EQ(run("row_remap").status, CheckStatus::fail);
   gpus()[0].remapped_rows_pending = false;
-  gpus()[0].retired_pages_pending = 1;
+  gpus()[0].retired_pages_pending = true;
   EXPECT_EQ(run("row_remap").status, CheckStatus::fail);
+}
+
+TEST_F(Checks, RowRemapUnknownFailureIsAnErrorEvenWhenPendingIsKnown) {
+  gpus()[6].remapped_rows_failure.reset();
+  gpus()[6].unreported["remapped_rows.failure"] = "[Unknown Error]";
+  auto r = run("row_remap");
+  EXPECT_EQ(r.status, CheckStatus::error);
+  // Neither mechanism is known in full, so the retired pages are missed too.
+  EXPECT_EQ(r.observed, "GPU 6 (SN1006): remapped_rows.failure = [Unknown Error], retired_pages.pending not reported");
+  gpus()[6].retired_pages_pending = false;  // retired pages known does not excuse a read error
+  EXPECT_EQ(run("row_remap").status, CheckStatus::error);
+  gpus()[6].unreported["remapped_rows.failure"] = "[N/A]";  // but does excuse "not applicable"
+  EXPECT_EQ(run("row_remap").status, CheckStatus::pass);
 }
 
 TEST_F(Checks, RowRemapWithNeitherFieldReportedIsAnError) {
   gpus()[4].remapped_rows_pending.reset();
   gpus()[4].retired_pages_pending.reset();
   EXPECT_EQ(run("row_remap").status, CheckStatus::error);
-  gpus()[4].retired_pages_pending = 0;  // pre-Hopper GPUs report retired pages instead
+  gpus()[4].retired_pages_pending = false;  // pre-Ampere GPUs report retired pages instead
   EXPECT_EQ(run("row_remap").status, CheckStatus::pass);
 }
 
@@ -249,14 +297,21 @@ TEST_F(Checks, NarrowPcieLinkFailsAndUnknownWidthIsAnError) {
   gpus()[7].pcie_width_current = 8;
   EXPECT_EQ(run("pcie_link").observed, "GPU 7 (SN1007): x8 of x16");
   gpus()[7].pcie_width_current.reset();
-  EXPECT_EQ(run("pcie_link").status, CheckStatus::error);
+  gpus()[7].unreported["pcie.link.width.current"] = "[GPU requires reset]";
+  const auto r = run("pcie_link");
+  EXPECT_EQ(r.status, CheckStatus::error);
+  EXPECT_EQ(r.observed, "GPU 7 (SN1007): pcie.link.width.current = [GPU requires reset]");
 }
 
 TEST_F(Checks, PersistenceModeOffFails) {
   gpus()[2].persistence_mode = false;
   EXPECT_EQ(run("persistence_mode").status, CheckStatus::fail);
-  gpus()[2].persistence_mode.reset();
-  EXPECT_EQ(run("persistence_mode").status, CheckStatus::error);
+  gpus()[2].persistence_mode = true;
+  gpus()[5].persistence_mode.reset();
+  gpus()[5].unreported["persistence_mode"] = "[Insufficient Permissions]";
+  const auto r = run("persistence_mode");
+  EXPECT_EQ(r.status, CheckStatus::error);
+  EXPECT_EQ(r.observed, "GPU 5 (SN1005): persistence_mode = [Insufficient Permissions]");
 }
 
 TEST_F(Checks, CudaVersionMustStartWithTheInventoryVersion) {
@@ -265,6 +320,10 @@ TEST_F(Checks, CudaVersionMustStartWithTheInventoryVersion) {
   EXPECT_EQ(r.status, CheckStatus::fail);
   EXPECT_EQ(r.observed, "12.2.140");
   EXPECT_EQ(r.expected, "12.4");
+  state.facts.cuda_version = Fact<std::string>::of("12.40.1");  // whole components: 12.4 is not 12.40
+  EXPECT_EQ(run("cuda_version").status, CheckStatus::fail);
+  state.facts.cuda_version = Fact<std::string>::of("12.4");
+  EXPECT_EQ(run("cuda_version").status, CheckStatus::pass);
 }
 
 TEST_F(Checks, NcclAbsentFails) {

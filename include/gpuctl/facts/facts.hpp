@@ -5,9 +5,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpuctl {
@@ -23,6 +25,10 @@ struct Fact {
   static Fact absent(std::string why) { return Fact{std::nullopt, std::move(why)}; }
 };
 
+// One GPU as `nvidia-smi --query-gpu` (and `-q`) reported it. A field nvidia-smi printed no
+// value for ("[N/A]", "[Unknown Error]", "[GPU is lost]", ...) is unset (empty for text) and its
+// raw text is kept in `unreported`, so a check can say what nvidia-smi printed instead of
+// silently reading a default.
 struct GpuInfo {
   int index = 0;
   std::string name;                    // "NVIDIA H200"
@@ -36,7 +42,7 @@ struct GpuInfo {
   std::optional<std::int64_t> ecc_volatile_corrected;
   std::optional<std::int64_t> ecc_aggregate_uncorrected;
   std::optional<std::int64_t> ecc_aggregate_corrected;
-  std::optional<std::int64_t> retired_pages_pending;  // absent on Hopper ([N/A])
+  std::optional<bool> retired_pages_pending;  // "Yes"/"No"; [N/A] on Ampere and later (row remapping)
   std::optional<bool> remapped_rows_pending;
   std::optional<bool> remapped_rows_failure;
   std::optional<int> pcie_gen_current;
@@ -49,7 +55,18 @@ struct GpuInfo {
   std::string vbios_version;
   std::optional<std::int64_t> memory_used_mib;
   std::optional<double> power_limit_w;    // current (requested) power limit
+  // nvidia-smi's field name ("ecc.mode.current") -> the text it printed instead of a value
+  // ("[Unknown Error]"). Only fields that were asked for and came back without a value.
+  std::map<std::string, std::string, std::less<>> unreported;
+
+  // What nvidia-smi printed for `field` instead of a value; nullopt when it was not unreported.
+  std::optional<std::string> unreported_text(std::string_view field) const;
 };
+
+// True for nvidia-smi's ways of saying a field does not apply to this GPU ("[N/A]", "N/A",
+// "[Not Supported]"), as opposed to a failure to read it ("[Unknown Error]", "[GPU is lost]",
+// "ERR!", ...). Hopper prints "[N/A]" for retired pages because it remaps rows instead.
+bool is_not_applicable(std::string_view raw);
 
 struct OsRelease {
   std::string id;                      // "debian"

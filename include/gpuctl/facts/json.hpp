@@ -13,14 +13,17 @@
 //              "ecc_aggregate_corrected", "ecc_aggregate_uncorrected", "retired_pages_pending",
 //              "remapped_rows_pending", "remapped_rows_failure", "pcie_gen_current",
 //              "pcie_gen_max", "pcie_width_current", "pcie_width_max", "temperature_c",
-//              "power_draw_w", "power_limit_w"}],
+//              "power_draw_w", "power_limit_w",
+//              "unreported": {"retired_pages.pending": "[N/A]", ...}}],
 //    "topology": {"devices": ["GPU0", ..., "NIC0", ...],
 //                 "rows": [{"device", "links": ["X", "NV18", ...], "cpu_affinity",
 //                           "numa_affinity", "gpu_numa_id"}], "nic_names": {"NIC0": "mlx5_0"}},
 //    "nvlink": [{"index", "name", "uuid", "links": [{"link", "active", "speed_gbs"}], "note"}],
 //    "packages": {"libnccl2": "2.21.5-1+cuda12.4", ...}}
 // A fact that could not be gathered is {"absent": "<reason>"} in place of its value; a GPU
-// field nvidia-smi reported as unavailable ([N/A], [Not Supported]) is null.
+// field nvidia-smi printed no value for ([N/A], [Not Supported], [Unknown Error], ...) is null
+// (an empty string for text fields), and the GPU's "unreported" object maps the field's
+// nvidia-smi name to what it printed instead.
 
 #include <gpuctl/exec/executor.hpp>
 #include <gpuctl/facts/facts.hpp>

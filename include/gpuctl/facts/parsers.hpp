@@ -31,28 +31,47 @@ std::string gpu_query_command();
 // Parses `--query-gpu` CSV output, with or without header, with or without units
 // ("143771 MiB", "128.02 W"). With a header the columns are named by it (aliases such as
 // gpu_bus_id and units in brackets are understood; unknown columns are ignored); without a
-// header, `fields` names the columns. "[N/A]", "[Not Supported]" and similar leave the value
-// unset. Errors: a row with the wrong number of columns, a value that does not parse as its
-// field's type (e.g. "abc MiB" for memory.total), no rows at all.
+// header, `fields` names the columns. A value nvidia-smi did not give ("[N/A]",
+// "[Not Supported]", "[Unknown Error]", "[GPU is lost]", any "[...]", "N/A", "ERR!", an empty
+// cell) leaves the field unset, never a default, and is kept as GpuInfo::unreported[field].
+// Errors: a row with the wrong number of columns, an index that is not a number, a value that
+// does not parse as its field's type (e.g. "abc MiB" for memory.total, "Maybe" for a flag),
+// no rows at all.
 Result<std::vector<GpuInfo>> parse_gpu_query(std::string_view text,
                                              std::span<const std::string_view> fields = gpu_query_fields());
 
-// Row remapping state of one GPU (Ampere and later; Hopper has no retired pages).
-struct RemappedRows {
-  std::optional<std::int64_t> correctable;
-  std::optional<std::int64_t> uncorrectable;
-  std::optional<bool> pending;   // a remap waits for a GPU reset
-  std::optional<bool> failure;   // remapping failed: the GPU needs service
+// Memory repair state of one GPU from `nvidia-smi -q`: row remapping (Ampere and later) and
+// page retirement (before Ampere; Ampere and later print N/A there).
+struct GpuMemoryRepair {
+  std::optional<std::int64_t> remapped_correctable;
+  std::optional<std::int64_t> remapped_uncorrectable;
+  std::optional<bool> remapped_pending;   // a remap waits for a GPU reset
+  std::optional<bool> remapped_failure;   // remapping failed: the GPU needs service
+  std::optional<std::int64_t> retired_single_bit;
+  std::optional<std::int64_t> retired_double_bit;
+  std::optional<bool> retired_pending;    // pages wait for a reboot to be retired
+  // As GpuInfo::unreported, keyed by --query-gpu name ("remapped_rows.pending" -> "N/A").
+  std::map<std::string, std::string, std::less<>> unreported;
 };
 
-// Parses `nvidia-smi -q -d ROW_REMAPPER` (or any `-q` text holding "Remapped Rows"
-// sections): PCI bus id as printed ("00000000:00:06.0") -> state. GPUs without a
-// "Remapped Rows" section are left out. Error: no "GPU <bus id>" section at all.
-Result<std::map<std::string, RemappedRows>> parse_remapped_rows_q(std::string_view text);
+// Parses `nvidia-smi -q -d ROW_REMAPPER,PAGE_RETIREMENT` (or any `-q` text holding "Remapped
+// Rows" / "Retired Pages" sections, as `-q` prints them):
+//   Retired Pages                                  Remapped Rows
+//       Single Bit ECC              : 0                Correctable Error          : 0
+//       Double Bit ECC              : 0                Uncorrectable Error        : 0
+//       Pending Page Blacklist      : No               Pending                    : No
+//                                                      Remapping Failure Occurred : No
+// ("Pending" instead of "Pending Page Blacklist" on old drivers; "Remapped Rows : N/A" on one
+// line before Ampere). PCI bus id as printed ("00000000:00:06.0") -> state. A value nvidia-smi
+// did not give ("N/A", "[Unknown Error]") is left unset and kept in `unreported`. GPUs without
+// either section are left out. Errors: no "GPU <bus id>" section at all; a value that is not
+// of its field's type ("Pending : Maybe").
+Result<std::map<std::string, GpuMemoryRepair>> parse_memory_repair_q(std::string_view text);
 
-// Applies remapped-row states to the matching GPUs (by PCI bus id), filling
-// remapped_rows_pending/failure where the CSV left them unset.
-void merge_remapped_rows(std::vector<GpuInfo>& gpus, const std::map<std::string, RemappedRows>& rows);
+// Applies memory repair states to the matching GPUs (by PCI bus id), filling
+// remapped_rows_pending/failure and retired_pages_pending where the CSV left them unset, and
+// carrying the -q text of values neither reported into GpuInfo::unreported.
+void merge_memory_repair(std::vector<GpuInfo>& gpus, const std::map<std::string, GpuMemoryRepair>& repairs);
 
 // Why nvidia-smi gave no usable output, when it did not: "command not found", "the NVIDIA
 // driver is not loaded (...)", "NVML driver/library version mismatch (...)", "no GPUs found",

@@ -1,0 +1,27 @@
+#pragma once
+// Building check results (private to src/verify): shared by checks.cpp and gpu_checks.cpp.
+
+#include <gpuctl/facts/facts.hpp>
+#include <gpuctl/verify/checks.hpp>
+
+#include <fmt/format.h>
+#include <string>
+#include <string_view>
+
+namespace gpuctl::verify_detail {
+
+inline CheckResult pass(std::string observed, std::string expected) {
+  return {{}, CheckStatus::pass, std::move(observed), std::move(expected), {}};
+}
+inline CheckResult failed(std::string observed, std::string expected, std::string detail = {}) {
+  return {{}, CheckStatus::fail, std::move(observed), std::move(expected), std::move(detail)};
+}
+inline CheckResult cannot_run(std::string why) { return {{}, CheckStatus::error, {}, {}, std::move(why)}; }
+inline CheckResult skipped(std::string why) { return {{}, CheckStatus::skipped, {}, {}, std::move(why)}; }
+
+template <typename T>
+std::string absent_reason(const Fact<T>& fact, std::string_view what) {
+  return fmt::format("{} unknown: {}", what, fact.absent_reason.empty() ? "not gathered" : fact.absent_reason);
+}
+
+}  // namespace gpuctl::verify_detail
