@@ -178,9 +178,11 @@ RawSettings decode_settings(Decoder& d, const YamlNode& node, const std::string&
     } else if (key == "ib_hcas") {
       auto list = d.string_list(v, what);
       if (list) {
+        // Every bad name is reported; the list is dropped after the loop, not while it runs.
+        bool valid = true;
         for (const auto& hca : *list)
-          if (auto why = check_identifier(hca)) d.error(v, fmt::format("IB HCA '{}' {}", hca, *why)), list.reset();
-        if (list) set(out.ib_hcas, std::move(list), v);
+          if (auto why = check_identifier(hca)) d.error(v, fmt::format("IB HCA '{}' {}", hca, *why)), valid = false;
+        if (valid) set(out.ib_hcas, std::move(list), v);
       }
     } else if (key == "labels") {
       std::map<std::string, Pos> positions;

@@ -1,6 +1,8 @@
 // Fuzz target: reading a saved plan (plan_from_json in src/plan/plan_json.cpp), as
-// `gpuctl apply PLAN.json` does, then showing it. Properties: a plan that reads writes back
-// to JSON that reads as the same plan, and renders as text without failing.
+// `gpuctl apply PLAN.json` does, then showing it; and writing a plan whose strings hold any
+// bytes (a diff shows a node's file, whatever its encoding). Properties: a plan that reads
+// writes back to JSON that reads as the same plan, and renders as text without failing; any
+// plan writes as JSON that reads back.
 #include "fuzz_input.hpp"
 
 #include <gpuctl/plan/render.hpp>
@@ -32,9 +34,30 @@ bool same(const gpuctl::Plan& a, const gpuctl::Plan& b) {
   return true;
 }
 
+// The input as the strings of a plan that `gpuctl plan -o` writes.
+void write_any_bytes(std::string_view text) {
+  gpuctl::Plan plan;
+  gpuctl::NodePlan node;
+  node.node = "gpu01";
+  gpuctl::Change change;
+  change.step = "files";
+  change.resource = "file:/etc/motd";
+  change.summary = "update /etc/motd";
+  change.diff = std::string(text);
+  node.changes.push_back(change);
+  plan.nodes.push_back(node);
+  node.node = std::string(text);
+  node.status = gpuctl::NodePlanStatus::failed;
+  node.error = std::string(text);
+  plan.nodes.push_back(node);
+  if (!gpuctl::plan_from_json(gpuctl::plan_to_json(plan), "written.json"))
+    property_failed("a plan with arbitrary bytes in its strings did not read back");
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  write_any_bytes(gpuctl::fuzz::as_text(data, size));
   const auto plan = gpuctl::plan_from_json(gpuctl::fuzz::as_text(data, size), "fuzz.json");
   if (!plan) {
     (void)plan.error().to_string();
