@@ -77,7 +77,7 @@ std::string workflow_report_to_json(const NodeWorkflowReport& report) {
     verify = {{"status", exec::to_string(v.outcome.status)}, {"failed_checks", failed}};
   }
   doc["verify"] = verify;
-  return doc.dump(2) + "\n";
+  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 std::string render_workflow_report(const NodeWorkflowReport& report) {

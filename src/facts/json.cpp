@@ -107,9 +107,15 @@ ordered_json node_json(const NodeFacts& facts) {
   return j;
 }
 
+// A node prints what it likes: bytes that are not UTF-8 (a Latin-1 os-release, a garbled GPU
+// name) become U+FFFD instead of an exception that loses every node's facts (found by tests/fuzz).
+std::string dump_json(const ordered_json& json) {
+  return json.dump(2, ' ', false, ordered_json::error_handler_t::replace);
+}
+
 }  // namespace
 
-std::string facts_to_json(const NodeFacts& facts) { return node_json(facts).dump(2); }
+std::string facts_to_json(const NodeFacts& facts) { return dump_json(node_json(facts)); }
 
 void write_facts_report_json(std::ostream& out, std::span<const NodeFactsOutcome> outcomes) {
   // Byte for byte what dump(2) of the whole report gives: each node's own dump(2), every line
@@ -124,7 +130,7 @@ void write_facts_report_json(std::ostream& out, std::span<const NodeFactsOutcome
     } else {
       node = ordered_json{{"node", outcome.node}, {"status", exec::to_string(outcome.status)}, {"error", outcome.error}};
     }
-    const std::string text = node.dump(2);
+    const std::string text = dump_json(node);
     out << separator << "    ";
     for (const char c : text) {
       out << c;

@@ -1,14 +1,58 @@
 // The one file that includes yaml-cpp: turns its node graph into YamlNode values.
 #include "yaml_tree.hpp"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <fmt/format.h>
 
+#include <optional>
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace gpuctl::inventory_detail {
 namespace {
+
+// Records where each document starts and ignores the rest: a cheap first pass over the text.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  std::vector<YAML::Mark> starts;
+  void OnDocumentStart(const YAML::Mark& mark) override { starts.push_back(mark); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+// yaml-cpp 0.7's LoadAll never returns on some invalid text (",", "[a],": a ',' outside
+// brackets starts an empty document that does not consume it, forever, growing memory; found
+// by tests/fuzz). So the documents are counted first, three at most: a document that starts
+// where the previous one did means the parser is stuck there.
+struct DocumentCount {
+  std::size_t count = 0;
+  std::optional<YAML::Mark> stuck_at;
+};
+
+DocumentCount count_documents(const std::string& text) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentStarts handler;
+  DocumentCount result;
+  while (handler.starts.size() < 3 && parser.HandleNextDocument(handler)) {
+    const auto& starts = handler.starts;
+    if (starts.size() > 1 && starts.back().pos == starts[starts.size() - 2].pos) {
+      result.stuck_at = starts.back();
+      break;
+    }
+  }
+  result.count = handler.starts.size();
+  return result;
+}
 
 struct TooLarge {};  // thrown inside conversion only, caught below
 
@@ -62,15 +106,25 @@ Diagnostic error_at(const std::string& path, int line, int column, std::string m
 ParsedYaml parse_yaml(std::string_view text, const std::string& path, std::size_t max_nodes) {
   ParsedYaml parsed;
   try {
-    const auto documents = YAML::LoadAll(std::string(text));
-    if (documents.size() > 1) {
+    const std::string owned(text);
+    const auto counted = count_documents(owned);
+    if (counted.stuck_at) {
+      const auto at = static_cast<std::size_t>(counted.stuck_at->pos);
+      const char c = at < owned.size() ? owned[at] : ' ';
+      parsed.errors.push_back(error_at(path, counted.stuck_at->line + 1, counted.stuck_at->column + 1,
+                                       fmt::format("YAML syntax: unexpected '{}'", c),
+                                       c == ',' ? "a ',' separates items only inside [ ] or { }" : ""));
+      return parsed;
+    }
+    if (counted.count > 1) {
       parsed.errors.push_back(error_at(path, 1, 1, "the file holds more than one YAML document",
                                        "keep one inventory per file (remove the '---' separators)"));
       return parsed;
     }
-    if (documents.empty()) return parsed;  // root stays null: reported as an empty inventory
+    if (counted.count == 0) return parsed;  // root stays null: reported as an empty inventory
+    const auto document = YAML::Load(owned);
     Converter converter(max_nodes);
-    parsed.root = converter.convert(documents.front(), YAML::Mark());
+    parsed.root = converter.convert(document, YAML::Mark());
     if (parsed.root.line == 0) parsed.root.line = parsed.root.column = 1;
   } catch (const TooLarge&) {
     parsed.errors.push_back(error_at(path, 1, 1,

@@ -12,6 +12,8 @@
 
 namespace gpuctl::inventory_detail {
 
+struct YamlEntry;
+
 struct YamlNode {
   enum class Kind { null, scalar, sequence, map };
   Kind kind = Kind::null;
@@ -20,12 +22,19 @@ struct YamlNode {
   int line = 0;        // 1-based
   int column = 0;      // 1-based
   std::vector<YamlNode> items;                          // sequence
-  std::vector<std::pair<YamlNode, YamlNode>> entries;   // map, duplicates kept
+  std::vector<YamlEntry> entries;                       // map, duplicates kept
 
   bool is_scalar() const { return kind == Kind::scalar; }
   bool is_map() const { return kind == Kind::map; }
   bool is_sequence() const { return kind == Kind::sequence; }
   bool is_null() const { return kind == Kind::null; }
+};
+
+// A map entry. Not std::pair: a pair of a still-incomplete YamlNode inside YamlNode is
+// undefined, and clang (the fuzz build) rejects it.
+struct YamlEntry {
+  YamlNode first;   // key
+  YamlNode second;  // value
 };
 
 // Aliases make a small file describe a huge tree ("billion laughs"); conversion stops after

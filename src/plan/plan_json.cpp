@@ -54,7 +54,8 @@ std::string plan_to_json(const Plan& plan) {
       {"summary", {{"nodes", plan.nodes.size()}, {"nodes_with_changes", with_changes}, {"changes", changes},
                    {"has_errors", plan.has_errors()}}},
       {"nodes", std::move(nodes)}};
-  return document.dump(2) + "\n";
+  // A diff shows a node's file as it is: bytes that are not UTF-8 become U+FFFD, not an exception.
+  return document.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 Result<Plan> plan_from_json(std::string_view text, const std::string& path) {

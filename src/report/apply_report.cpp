@@ -62,7 +62,7 @@ std::string apply_to_json(const std::vector<NodeApplyOutcome>& outcomes) {
                      {"failed_step", o.result.failed_step}, {"output_tail", o.result.output_tail},
                      {"hint", o.result.hint}, {"steps", steps}});
   }
-  return nlohmann::json{{"format_version", 1}, {"nodes", nodes}}.dump(2) + "\n";
+  return nlohmann::json{{"format_version", 1}, {"nodes", nodes}}.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace gpuctl

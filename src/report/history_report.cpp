@@ -155,7 +155,7 @@ std::string history_to_json(const HistoryView& history) {
                        {"first_seen", s.first_seen}, {"last_seen", s.last_seen}});
     out["gpu_slots"] = std::move(slots);
   }
-  return out.dump(2) + "\n";
+  return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 std::string render_run_text(const RunView& view) {
@@ -199,7 +199,7 @@ std::string render_run_text(const RunView& view) {
 std::string run_to_json(const RunView& view) {
   json out = run_json(view, true);
   out["format_version"] = k_history_format_version;
-  return out.dump(2) + "\n";
+  return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace gpuctl

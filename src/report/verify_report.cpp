@@ -88,7 +88,7 @@ std::string verify_to_json(const std::vector<NodeVerifyOutcome>& outcomes) {
     nodes.push_back({{"node", o.outcome.node}, {"status", exec::to_string(o.outcome.status)},
                      {"reason", o.outcome.reason}, {"checks", checks}});
   }
-  return nlohmann::json{{"format_version", 1}, {"nodes", nodes}}.dump(2) + "\n";
+  return nlohmann::json{{"format_version", 1}, {"nodes", nodes}}.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 std::string verify_to_junit(const std::vector<NodeVerifyOutcome>& outcomes) {
