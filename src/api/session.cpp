@@ -1,5 +1,6 @@
 #include <gpuctl/api/session.hpp>
 
+#include <gpuctl/api/saved_plan.hpp>
 #include <gpuctl/apply/drain.hpp>
 #include <gpuctl/template/renderer.hpp>
 #include <gpuctl/util/clock.hpp>
@@ -31,12 +32,6 @@ exec::TaskResult from_error(const Error& error) {
 }
 
 }  // namespace
-
-std::string playbooks_digest(const std::vector<Playbook>& playbooks) {
-  std::string combined;
-  for (const auto& playbook : playbooks) combined += playbook.path + '\0' + playbook.digest + '\n';
-  return util::sha256_hex(combined);
-}
 
 Session::Session(const Inventory& inventory, std::vector<const Node*> nodes, std::vector<Playbook> playbooks,
                  TransportFactory factory, SessionOptions options, RunHooks& hooks)
@@ -88,9 +83,6 @@ Plan Session::plan() {
   plan.created_at = util::utc_timestamp();
   plan.inventory_path = m_inventory.path;
   plan.inventory_digest = m_inventory.digest;
-  plan.playbooks = m_options.playbook_paths;
-  plan.playbooks_digest = playbooks_digest(m_playbooks);
-  plan.templates_digest = templates_digest(m_options.sources.templates_dir);
   plan.nodes.resize(m_nodes.size());
   const auto options = executor_options("plan");
   const auto outcomes = exec::run_on_nodes(m_nodes, [&](std::size_t i, const Node& node) -> exec::TaskResult {
@@ -110,6 +102,10 @@ Plan Session::plan() {
   for (std::size_t i = 0; i < outcomes.size(); ++i)
     if (outcomes[i].status == exec::NodeStatus::skipped)
       plan.nodes[i] = NodePlan{m_nodes[i]->name, NodePlanStatus::failed, "skipped: " + outcomes[i].reason, {}, {}};
+  std::vector<const NodeProgram*> programs;
+  for (const auto& data : m_data)
+    if (data->program) programs.push_back(&*data->program);
+  bind_plan_inputs(plan, m_playbooks, m_options.playbook_names, m_options.sources.templates_dir, programs);
   return plan;
 }
 

@@ -1,11 +1,13 @@
-// `gpuctl apply INVENTORY` (plan, confirm, apply) or `gpuctl apply PLAN.json` (exactly that
-// plan, refused when stale).
+// `gpuctl apply INVENTORY` (plan, confirm, apply) or `gpuctl apply PLAN.json` (plan again from
+// the inputs the saved plan names; apply only when that is the saved plan: api/saved_plan.hpp).
 #include "local_files.hpp"
 #include "node_exit_code.hpp"
 #include "progress.hpp"
 #include "run_support.hpp"
+#include "saved_plan_options.hpp"
 #include "state_support.hpp"
 
+#include <gpuctl/api/saved_plan.hpp>
 #include <gpuctl/plan/render.hpp>
 #include <gpuctl/report/reports.hpp>
 #include <gpuctl/util/file_io.hpp>
@@ -46,31 +48,10 @@ bool confirmed(bool yes, int& exit_code) {
   return false;
 }
 
-// A saved plan names its inventory and playbooks; anything that changed since makes it stale.
-std::optional<Plan> load_saved_plan(ApplyCliOptions& options, int& exit_code) {
-  auto text = util::read_local_file(options.target.inventory);
-  if (!text || text->empty() || (*text)[0] != '{') return std::nullopt;  // an inventory, not a plan
-  auto plan = plan_from_json(*text, options.target.inventory);
-  if (!plan) {
-    fmt::print(stderr, "gpuctl: {}\n", plan.error().to_string());
-    exit_code = k_exit_usage;
-    return std::nullopt;
-  }
-  options.target.inventory = plan->inventory_path;
-  options.target.playbooks = plan->playbooks;
-  return std::move(*plan);
-}
-
-std::string stale_reason(const Plan& saved, const Plan& fresh) {
-  if (saved.inventory_digest != fresh.inventory_digest) return "the inventory changed";
-  if (saved.playbooks_digest != fresh.playbooks_digest) return "a playbook changed";
-  if (saved.templates_digest != fresh.templates_digest) return "a template changed";
-  return {};
-}
-
 int run_apply(ApplyCliOptions options, const GlobalOptions& globals) {
   int exit_code = k_exit_ok;
-  const auto saved = load_saved_plan(options, exit_code);
+  const auto saved_path = options.target.inventory;
+  const auto saved = load_saved_plan(options.target, exit_code);
   if (exit_code != k_exit_ok) return exit_code;
   auto setup = prepare_run(options.target, globals, exit_code);
   if (!setup) return exit_code;
@@ -89,28 +70,27 @@ int run_apply(ApplyCliOptions options, const GlobalOptions& globals) {
   // The inventory's lock, before planning: a plan made while another apply runs is already stale.
   auto recorded = start_recorded_run(*setup, options.state, "apply", state::LockMode::exclusive, exit_code);
   if (!recorded) return exit_code;
-  // Before the playbooks move into the session: what the plan's inputs hash to now.
-  Plan digests;
-  digests.inventory_digest = setup->selected->inventory.digest;
-  digests.playbooks_digest = playbooks_digest(setup->playbooks);
-  digests.templates_digest = templates_digest(setup->session.sources.templates_dir);
+  const auto* cancel = setup->session.cancel;
   Session session(setup->selected->inventory, setup->selected->nodes, std::move(setup->playbooks), setup->factory,
                   setup->session, *setup->hooks);
-  const bool color = use_color(globals, STDOUT_FILENO);
-  Plan plan;
+  // Planned now in both cases: a saved plan is applied only when it is this plan.
+  Plan plan = session.plan();
+  plan.limit = options.target.limit;
+  plan.connection = options.target.connection;
+  recorded->recorder->record_plan(plan);
+  recorded->recorder->record_facts(session);
+  if (cancel->cancelled()) {
+    finish_recorded_run(*recorded, state::RunStatus::interrupted);
+    return k_exit_interrupted;
+  }
   if (saved) {
-    plan = *saved;
-    if (const auto reason = stale_reason(*saved, digests); !reason.empty()) {
-      fmt::print(stderr, "gpuctl: stale plan {}: {} since it was made; run gpuctl plan again\n", options.target.inventory,
-                 reason);
+    if (auto same = check_saved_plan(*saved, plan); !same) {
+      fmt::print(stderr, "gpuctl: refusing the saved plan {}: {}\n", saved_path, same.error().to_string());
       finish_recorded_run(*recorded, state::RunStatus::failed);
       return k_exit_error;
     }
-    recorded->recorder->record_plan(plan);
   } else {
-    plan = session.plan();
-    recorded->recorder->record_plan(plan);
-    recorded->recorder->record_facts(session);
+    const bool color = use_color(globals, STDOUT_FILENO);
     if (!options.json) fmt::print("{}", render_plan_text(plan, {color ? ColorMode::always : ColorMode::never, true}));
     if (!plan.has_changes() && !plan.has_errors()) {
       if (options.json) fmt::print("{}", apply_to_json({}));
@@ -122,16 +102,14 @@ int run_apply(ApplyCliOptions options, const GlobalOptions& globals) {
       return exit_code;
     }
   }
-  const auto outcomes = session.apply(plan, saved.has_value());
-  if (saved) recorded->recorder->record_facts(session);
+  const auto outcomes = session.apply(plan, false);
   recorded->recorder->record_outcomes(outcomes);
   const auto statuses = outcomes | std::views::transform([](const auto& o) { return o.outcome; });
-  finish_recorded_run(*recorded, run_status_for(std::vector(statuses.begin(), statuses.end()),
-                                                setup->session.cancel->cancelled()));
+  finish_recorded_run(*recorded, run_status_for(std::vector(statuses.begin(), statuses.end()), cancel->cancelled()));
   if (options.json) fmt::print("{}", apply_to_json(outcomes));
   else fmt::print("{}", render_apply_recap(outcomes));
   return exit_code_for_nodes(outcomes | std::views::transform([](const auto& o) { return o.outcome.status; }),
-                             setup->session.cancel->cancelled());
+                             cancel->cancelled());
 }
 
 void register_apply_command(CLI::App& app, GlobalOptions& globals, int& exit_code) {
@@ -139,9 +117,10 @@ void register_apply_command(CLI::App& app, GlobalOptions& globals, int& exit_cod
   auto* cmd = app.add_subcommand(
       "apply",
       "Converge nodes: plan, confirm, then run each node's changes in order (handlers once, reboots waited for). "
-      "Given a saved plan (gpuctl plan -o FILE), applies exactly it, or refuses it as stale.\n"
-      "Exit codes: 0 ok, 3 a node failed, 4 a node unreachable, 5 another run holds the inventory's lock, "
-      "130 interrupted.\n"
+      "Given a saved plan (gpuctl plan -o FILE), plans again from the inputs it names and applies only when that "
+      "is the saved plan, or refuses it naming what differs.\n"
+      "Exit codes: 0 ok, 1 a saved plan refused, 2 usage or invalid inventory, 3 a node failed, 4 a node unreachable, "
+      "5 another run holds the inventory's lock, 130 interrupted.\n"
       "Example: gpuctl apply cluster.yaml --limit gpu01 --yes\n"
       "Example: gpuctl apply cluster.yaml --playbook driver-upgrade --batch-size 2 --drain-timeout 7200 --yes");
   add_target_options(*cmd, options.target);

@@ -20,13 +20,19 @@ struct PlanCliOptions {
   std::string out;
 };
 
+// Exit codes (docs/exit-codes.md): 0 planned, nothing to change (or changes, without
+// --detailed-exitcode); 2 changes pending with --detailed-exitcode; 1 a node unreachable or
+// failed, or -o not writable; 2 a usage error or an invalid inventory, but 1 under
+// --detailed-exitcode, where 2 means only "changes"; 130 interrupted.
 int run_plan(const PlanCliOptions& options, const GlobalOptions& globals) {
   int exit_code = k_exit_ok;
   auto setup = prepare_run(options.target, globals, exit_code);
-  if (!setup) return exit_code;
+  if (!setup) return exit_code == k_exit_usage ? usage_exit_code(options.detailed_exitcode) : exit_code;
   Session session(setup->selected->inventory, setup->selected->nodes, std::move(setup->playbooks), setup->factory,
                   setup->session, *setup->hooks);
-  const Plan plan = session.plan();
+  Plan plan = session.plan();
+  plan.limit = options.target.limit;
+  plan.connection = options.target.connection;
   if (options.json) {
     fmt::print("{}", plan_to_json(plan));
   } else {
@@ -54,7 +60,9 @@ void register_plan_command(CLI::App& app, GlobalOptions& globals, int& exit_code
                                  "Example: gpuctl plan cluster.yaml --limit gpu[01-04] --detailed-exitcode");
   add_target_options(*cmd, options.target);
   cmd->add_flag("--json", options.json, "Versioned JSON on stdout (docs/plan-format.md)");
-  cmd->add_flag("--detailed-exitcode", options.detailed_exitcode, "Exit 0 with no changes, 2 with changes, 1 on error");
+  cmd->add_flag(std::string(k_detailed_exitcode_flag), options.detailed_exitcode,
+                "Exit 0 with no changes, 2 with changes pending, 1 on any error (usage, invalid inventory, a node "
+                "unreachable or failed); 130 interrupted");
   cmd->add_flag("--no-diff", options.no_diff, "Leave file diffs out of the text view");
   cmd->add_option("-o,--out", options.out, "Also save the plan, for `gpuctl apply FILE`");
   cmd->callback([&] { exit_code = run_plan(options, globals); });

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 
 namespace gpuctl::cli {
 
@@ -20,12 +21,21 @@ enum ExitCode : int {
   k_exit_ok = 0,
   k_exit_error = 1,
   k_exit_usage = 2,
-  k_exit_changes = 2,           // plan --detailed-exitcode: changes pending
+  k_exit_changes = 2,           // plan --detailed-exitcode: changes pending (every error is then 1)
   k_exit_nodes_failed = 3,
   k_exit_nodes_unreachable = 4,
   k_exit_locked = 5,
   k_exit_interrupted = 130,
 };
+
+// `plan --detailed-exitcode` keeps Terraform's rule: 0 no changes, 2 changes, 1 any error. A
+// usage error (2 otherwise) is then 1, so a CI gate never reads a typo or a broken inventory
+// as changes pending.
+constexpr int usage_exit_code(bool detailed_exitcode) { return detailed_exitcode ? k_exit_error : k_exit_usage; }
+
+// The option that turns on that rule; main() looks for it in argv before parsing, since a
+// parse error happens before any option is bound.
+inline constexpr std::string_view k_detailed_exitcode_flag = "--detailed-exitcode";
 
 // A subcommand's registration: adds the subcommand to `app` and sets its callback, which
 // stores the exit code in `exit_code`.

@@ -6,7 +6,22 @@
 #include <gpuctl/util/open_files.hpp>
 
 #include <cstdio>
+#include <string_view>
 #include <exception>
+
+namespace {
+
+// True when the command line asks for `--detailed-exitcode` (also as `--detailed-exitcode=...`).
+bool detailed_exitcode_requested(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--") break;
+    if (arg.starts_with(gpuctl::cli::k_detailed_exitcode_flag)) return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace gpuctl::cli;
@@ -34,7 +49,7 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
-    return code == 0 ? k_exit_ok : k_exit_usage;
+    return code == 0 ? k_exit_ok : usage_exit_code(detailed_exitcode_requested(argc, argv));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpuctl: internal error: %s\n", e.what());
     return k_exit_error;

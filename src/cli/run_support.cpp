@@ -58,14 +58,15 @@ std::unique_ptr<RunSetup> prepare_run(const TargetOptions& options, const Global
   auto setup = std::make_unique<RunSetup>();
   setup->selected = load_selected_nodes(options.inventory, options.limit, globals.verbosity, exit_code);
   if (!setup->selected) return nullptr;
-  auto playbooks = load_playbooks(options.playbooks.empty() ? default_playbook_names() : options.playbooks);
+  const auto playbook_names = options.playbooks.empty() ? default_playbook_names() : options.playbooks;
+  auto playbooks = load_playbooks(playbook_names);
   if (!playbooks) {
     fmt::print(stderr, "gpuctl: {}\n", playbooks.error().to_string());
     exit_code = k_exit_usage;
     return nullptr;
   }
   setup->playbooks = std::move(*playbooks);
-  for (const auto& playbook : setup->playbooks) setup->session.playbook_paths.push_back(playbook.path);
+  setup->session.playbook_names = playbook_names;
   static util::CancellationToken token;
   install_interrupt_handler(token);
   const auto& inventory = setup->selected->inventory;

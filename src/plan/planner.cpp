@@ -227,6 +227,7 @@ NodePlan make_node_plan(const NodeProgram& program, const NodeState& state) {
         change.step = step.step->name;
         change.step_index = s;
         change.resource_index = r;
+        if (resolved.resource.kind == ResourceKind::file) change.content_digest = resolved.content_digest;
         plan.changes.push_back(std::move(change));
         changed = true;
         for (const auto& handler : resolved.resource.notify)

@@ -3,6 +3,8 @@
 
 #include "program_builder.hpp"
 
+#include <algorithm>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace gpuctl {
@@ -25,9 +27,14 @@ Plan sample_plan() {
   plan.created_at = "2025-01-02T03:04:05Z";
   plan.inventory_path = "cluster.yaml";
   plan.inventory_digest = "inv-digest";
-  plan.playbooks = {"playbooks/gpu-node.yaml", "playbooks/head-node.yaml"};
-  plan.playbooks_digest = "pb-digest";
-  plan.templates_digest = "tpl-digest";
+  plan.gpuctl_version = "0.1.0";
+  plan.limit = "gpu[01-04]";
+  plan.connection = "ssh";
+  plan.playbooks = {{"gpu-node", "playbooks/gpu-node.yaml", "pb-1"}, {"./head.yaml", "./head.yaml", "pb-2"}};
+  plan.templates_dir = "templates";
+  plan.templates = {{"nccl.conf.mustache", "tpl-1"}, {"slurm.conf.mustache", "tpl-2"}};
+  plan.source_files = {{"keys/cuda.asc", "src-1"}};
+  plan.secrets = {{"munge.key", "sec-1"}};
   NodePlan gpu01{"gpu01", NodePlanStatus::planned, "", "fp-1", {}};
   gpu01.changes = {
       change(Action::create, "nccl", "file:/etc/nccl.conf", "create /etc/nccl.conf (0644 root:root)", "file does not exist",
@@ -41,6 +48,7 @@ Plan sample_plan() {
       change(Action::restart, "slurm", "handler:restart-slurmd", "restart service slurmd", "notified", "", 6, 0),
       change(Action::reboot, "driver", "reboot", "reboot and wait for a new boot_id", "the driver changed", "", 2, 0),
   };
+  gpu01.changes[0].content_digest = "content-1";
   NodePlan gpu02{"gpu02", NodePlanStatus::planned, "", "fp-2", {}};
   NodePlan gpu03{"gpu03", NodePlanStatus::unreachable, "connection refused", "", {}};
   NodePlan gpu04{"gpu04", NodePlanStatus::failed, "unknown variable 'x'", "", {}};
@@ -52,9 +60,24 @@ void expect_equal(const Plan& a, const Plan& b) {
   EXPECT_EQ(a.created_at, b.created_at);
   EXPECT_EQ(a.inventory_path, b.inventory_path);
   EXPECT_EQ(a.inventory_digest, b.inventory_digest);
-  EXPECT_EQ(a.playbooks, b.playbooks);
-  EXPECT_EQ(a.playbooks_digest, b.playbooks_digest);
-  EXPECT_EQ(a.templates_digest, b.templates_digest);
+  EXPECT_EQ(a.gpuctl_version, b.gpuctl_version);
+  EXPECT_EQ(a.limit, b.limit);
+  EXPECT_EQ(a.connection, b.connection);
+  ASSERT_EQ(a.playbooks.size(), b.playbooks.size());
+  for (std::size_t i = 0; i < a.playbooks.size(); ++i) {
+    EXPECT_EQ(a.playbooks[i].name, b.playbooks[i].name);
+    EXPECT_EQ(a.playbooks[i].path, b.playbooks[i].path);
+    EXPECT_EQ(a.playbooks[i].digest, b.playbooks[i].digest);
+  }
+  EXPECT_EQ(a.templates_dir, b.templates_dir);
+  const auto same_inputs = [](const std::vector<BoundInput>& x, const std::vector<BoundInput>& y) {
+    return std::ranges::equal(x, y, [](const BoundInput& p, const BoundInput& q) {
+      return p.name == q.name && p.digest == q.digest;
+    });
+  };
+  EXPECT_TRUE(same_inputs(a.templates, b.templates));
+  EXPECT_TRUE(same_inputs(a.source_files, b.source_files));
+  EXPECT_TRUE(same_inputs(a.secrets, b.secrets));
   ASSERT_EQ(a.nodes.size(), b.nodes.size());
   for (std::size_t n = 0; n < a.nodes.size(); ++n) {
     const auto& x = a.nodes[n];
@@ -75,6 +98,7 @@ void expect_equal(const Plan& a, const Plan& b) {
       EXPECT_EQ(p.diff, q.diff);
       EXPECT_EQ(p.step_index, q.step_index);
       EXPECT_EQ(p.resource_index, q.resource_index);
+      EXPECT_EQ(p.content_digest, q.content_digest);
     }
   }
 }
@@ -90,28 +114,75 @@ TEST(PlanJson, RoundTripGivesTheSamePlan) {
 
 TEST(PlanJson, RecordsFormatVersionAndSummary) {
   const auto json = plan_to_json(sample_plan());
-  EXPECT_NE(json.find("\"format_version\": 1"), std::string::npos);
+  EXPECT_NE(json.find("\"format_version\": 2"), std::string::npos);
   EXPECT_NE(json.find("\"nodes_with_changes\": 1"), std::string::npos) << json;
   EXPECT_NE(json.find("\"changes\": 7"), std::string::npos);
   EXPECT_NE(json.find("\"has_errors\": true"), std::string::npos);
   EXPECT_NE(json.find("\"symbol\": \"»\""), std::string::npos);
 }
 
-TEST(PlanJson, OtherFormatVersionIsRefused) {
+Result<Plan> with_format_version(int version) {
   auto json = plan_to_json(sample_plan());
-  const auto at = json.find("\"format_version\": 1");
-  ASSERT_NE(at, std::string::npos);
-  json.replace(at, 19, "\"format_version\": 2");
-  const auto back = plan_from_json(json, "plan.json");
+  const auto at = json.find("\"format_version\": 2");
+  EXPECT_NE(at, std::string::npos);
+  json.replace(at, 19, fmt::format("\"format_version\": {}", version));
+  return plan_from_json(json, "plan.json");
+}
+
+TEST(PlanJson, PlanOfAnOlderGpuctlIsRefusedWithWhatToDo) {
+  const auto back = with_format_version(1);
   ASSERT_FALSE(back);
   EXPECT_EQ(back.error().code, ErrorCode::parse);
-  EXPECT_NE(back.error().message.find("format_version 2"), std::string::npos);
+  EXPECT_NE(back.error().message.find("made by an older gpuctl"), std::string::npos) << back.error().message;
+  EXPECT_NE(back.error().message.find("run gpuctl plan again"), std::string::npos) << back.error().message;
   EXPECT_EQ(back.error().where.file, "plan.json");
+}
+
+TEST(PlanJson, PlanOfANewerGpuctlIsRefused) {
+  const auto back = with_format_version(3);
+  ASSERT_FALSE(back);
+  EXPECT_NE(back.error().message.find("made by a newer gpuctl (format_version 3"), std::string::npos)
+      << back.error().message;
+}
+
+TEST(PlanJson, UnknownConnectionOrStatusIsRefused) {
+  auto json = plan_to_json(sample_plan());
+  auto at = json.find("\"connection\": \"ssh\"");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_FALSE(plan_from_json(std::string(json).replace(at, 19, "\"connection\": \"rsh\""), "p"));
+  at = json.find("\"status\": \"failed\"");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_FALSE(plan_from_json(json.replace(at, 18, "\"status\": \"broken\""), "p"));
+}
+
+TEST(PlanJson, ChangesDigestCoversEveryFieldOfEveryChange) {
+  const auto changes = sample_plan().nodes[0].changes;
+  const auto digest = changes_digest(changes);
+  EXPECT_EQ(digest, changes_digest(changes));
+  const std::vector<void (*)(Change&)> edits{
+      [](Change& c) { c.action = Action::run; }, [](Change& c) { c.step += "x"; },
+      [](Change& c) { c.resource += "x"; },      [](Change& c) { c.summary += "x"; },
+      [](Change& c) { c.reason += "x"; },        [](Change& c) { c.diff += "x"; },
+      [](Change& c) { ++c.step_index; },         [](Change& c) { ++c.resource_index; },
+      [](Change& c) { c.content_digest += "x"; }};
+  for (std::size_t i = 0; i < edits.size(); ++i) {
+    auto edited = changes;
+    edits[i](edited[1]);
+    EXPECT_NE(changes_digest(edited), digest) << "edit " << i;
+  }
+  // Moving bytes from one field to the next changes the digest too (length-prefixed fields).
+  auto shifted = changes;
+  shifted[0].summary += shifted[0].reason.substr(0, 1);
+  shifted[0].reason.erase(0, 1);
+  EXPECT_NE(changes_digest(shifted), digest);
+  auto reordered = changes;
+  std::swap(reordered[0], reordered[1]);
+  EXPECT_NE(changes_digest(reordered), digest);
 }
 
 TEST(PlanJson, NotJsonOrMissingFieldsAreParseErrors) {
   EXPECT_EQ(plan_from_json("not json", "p").error().code, ErrorCode::parse);
-  EXPECT_EQ(plan_from_json("{\"format_version\": 1}", "p").error().code, ErrorCode::parse);
+  EXPECT_EQ(plan_from_json("{\"format_version\": 2}", "p").error().code, ErrorCode::parse);
   auto json = plan_to_json(sample_plan());
   const auto at = json.find("\"action\": \"create\"");
   json.replace(at, 18, "\"action\": \"launch\"");

@@ -32,7 +32,7 @@ struct SessionOptions {
   std::chrono::milliseconds drain_poll{2000};
   std::chrono::milliseconds settle_poll{5000};  // between verify attempts after a drained node's apply
   ProgramSources sources;
-  std::vector<std::string> playbook_paths;   // for the plan's record
+  std::vector<std::string> playbook_names;   // as given (names or paths), for the plan's record
 };
 
 // Which Slurm drain verify looks past (slurmd_registered), see Session::verify.
@@ -104,8 +104,5 @@ class Session {
   bool m_keep_sessions = true;  // exec::can_keep_sessions_open at construction
   std::vector<std::unique_ptr<NodeData>> m_data;
 };
-
-// The digest of several playbooks, in order, for plan freshness.
-std::string playbooks_digest(const std::vector<Playbook>& playbooks);
 
 }  // namespace gpuctl

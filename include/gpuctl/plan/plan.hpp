@@ -26,6 +26,7 @@ struct Change {
   std::string diff;            // unified diff for files; empty for secrets
   std::size_t step_index = 0;  // into NodeProgram::steps
   std::size_t resource_index = 0;  // into ResolvedStep::resources (resource changes only)
+  std::string content_digest;  // files: SHA-256 of the content apply would write; empty otherwise
 };
 
 enum class NodePlanStatus { planned, unreachable, failed };
@@ -36,21 +37,48 @@ struct NodePlan {
   std::string error;           // for unreachable / failed: the reason
   std::string state_fingerprint;
   std::vector<Change> changes;
+  // The digest recorded with `changes` in a saved plan (plan_from_json); empty in a plan made
+  // in memory. plan_to_json always writes changes_digest(changes), never this field.
+  std::string changes_digest;
 };
 
+// A local file or secret the plan was made from, by its content's SHA-256 (never the content).
+struct BoundInput {
+  std::string name;    // a template's name in the templates directory, a source file's path, a secret's name
+  std::string digest;
+};
+
+// A playbook as `plan` was given it (name or path), the path that resolved to, and its digest.
+struct BoundPlaybook {
+  std::string name;
+  std::string path;
+  std::string digest;
+};
+
+// A plan binds everything that decides its changes (docs/plan-format.md): a saved plan is
+// applied only when a plan made again from today's inputs is the same (api/saved_plan.hpp).
 struct Plan {
-  static constexpr int k_format_version = 1;
+  static constexpr int k_format_version = 2;
   std::string created_at;      // ISO 8601, UTC
+  std::string gpuctl_version;
   std::string inventory_path;
   std::string inventory_digest;
-  std::vector<std::string> playbooks;   // paths, in order
-  std::string playbooks_digest;
-  std::string templates_digest;
+  std::string limit;           // --limit as given; empty: every node
+  std::string connection;      // --connection as given: "", "ssh" or "local"
+  std::vector<BoundPlaybook> playbooks;   // in order
+  std::string templates_dir;
+  std::vector<BoundInput> templates;      // every file of templates_dir, sorted by name
+  std::vector<BoundInput> source_files;   // every `source:` file a node's program reads, sorted by path
+  std::vector<BoundInput> secrets;        // every secret a node's program pushes, sorted by name
   std::vector<NodePlan> nodes;
 
   bool has_changes() const;
   bool has_errors() const;
 };
+
+// A canonical digest of a node's changes (every field, length-prefixed, in order), written with
+// a saved plan so that an edit of its `changes` array is detected. Pure.
+std::string changes_digest(const std::vector<Change>& changes);
 
 // The changes that converge `state` to `program` (pure, no I/O).
 NodePlan make_node_plan(const NodeProgram& program, const NodeState& state);
