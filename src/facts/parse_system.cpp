@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <ranges>
 #include <fmt/format.h>
 
@@ -141,7 +142,8 @@ Result<std::string> parse_boot_id(std::string_view text) {
 Result<double> parse_uptime(std::string_view text) {
   const auto fields = words(util::trim(text));
   const auto seconds = fields.empty() ? std::nullopt : detail::to_double(fields.front());
-  if (!seconds || *seconds < 0)
+  // from_chars also reads "nan", "inf" and 1e300: none is an uptime.
+  if (!seconds || !std::isfinite(*seconds) || *seconds < 0)
     return fail(ErrorCode::parse, "/proc/uptime '" + std::string(util::trim(text)) + "' does not start with seconds");
   return *seconds;
 }

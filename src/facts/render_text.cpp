@@ -15,6 +15,9 @@ std::string text_or_absent(const Fact<T>& fact, std::string (*show)(const T&)) {
 std::string show_string(const std::string& value) { return value; }
 
 std::string show_uptime(const double& seconds) {
+  // A node prints /proc/uptime: a value past any real uptime (3.5e33, found by fuzzing) would
+  // not fit the integer below (undefined behaviour), so it is shown as it was read.
+  if (!(seconds >= 0 && seconds < 1e15)) return fmt::format("{} s", seconds);
   const auto total = static_cast<long long>(seconds);
   if (total >= 86400) return fmt::format("{}d {}h", total / 86400, total % 86400 / 3600);
   return fmt::format("{}h {}m", total / 3600, total % 3600 / 60);

@@ -167,7 +167,7 @@ void emit(const std::vector<Piece>& pieces, std::size_t index, std::string& pref
 Result<std::vector<std::string>> expand(std::string_view expression, std::size_t limit) {
   std::vector<std::string> names;
   std::unordered_set<std::string> seen;
-  std::size_t total = 0;
+  std::size_t total = 0, total_chars = 0;
   std::size_t start = 0;
   int depth = 0;
   if (expression.find_first_not_of(" \t") == std::string_view::npos)
@@ -186,9 +186,15 @@ Result<std::vector<std::string>> expand(std::string_view expression, std::size_t
       return parse_error(column, "empty name in hostlist", "remove the extra ','");
     auto pieces = parse_item(item, column);
     if (!pieces) return std::unexpected(pieces.error());
-    std::size_t count = 1;
+    std::size_t count = 1, longest = 0;  // names, and the most characters one can have
     for (const auto& piece : *pieces) {
-      if (!piece.is_set) continue;
+      if (!piece.is_set) {
+        longest += piece.text.size();
+        continue;
+      }
+      std::size_t digits = 0;
+      for (const auto& r : piece.ranges) digits = std::max({digits, r.width, std::to_string(r.high).size()});
+      longest += digits;
       const auto n = piece.count();
       if (count > limit / std::max<std::size_t>(n, 1) + 1) { count = limit + 1; break; }
       count *= n;
@@ -197,6 +203,12 @@ Result<std::vector<std::string>> expand(std::string_view expression, std::size_t
     if (total > limit)
       return parse_error(column, fmt::format("hostlist expands to more than {} names", limit),
                          "check the range bounds for a typo");
+    // Long names repeated by a range (70000 names of 2 KB from a 2 KB inventory, found by
+    // fuzzing) would take hundreds of MB and seconds: the names' characters are bounded too.
+    total_chars += count * longest;
+    if (total_chars > k_max_expansion_chars)
+      return parse_error(column, fmt::format("hostlist expands to more than {} MiB of names", k_max_expansion_chars >> 20),
+                         "check the range bounds and the names for a typo");
     std::string prefix;
     emit(*pieces, 0, prefix, names, seen);
     start = i + 1;

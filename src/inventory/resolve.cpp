@@ -61,12 +61,34 @@ void check_node_reference(Decoder& d, const std::string& name, Pos pos, std::str
              hint_for(name, names));
 }
 
+// One hostlist can name up to 100000 hosts (hostlist::k_max_expansion), and an error about
+// each would print megabytes for a 2 KB inventory (found by fuzzing): past k_max errors at one
+// line and column, the rest are only counted, and finish() reports how many were left out.
+class PlaceErrors {
+ public:
+  static constexpr int k_max = 10;
+  explicit PlaceErrors(Decoder& d) : m_d(d) {}
+  void error(Pos pos, std::string message, std::string hint = {}) {
+    if (++m_count[{pos.line, pos.column}] <= k_max) m_d.error_at(pos.line, pos.column, std::move(message), std::move(hint));
+  }
+  void finish() {
+    for (const auto& [place, count] : m_count)
+      if (count > k_max)
+        m_d.error_at(place.first, place.second, fmt::format("{} more errors like these here are not shown", count - k_max));
+  }
+
+ private:
+  Decoder& m_d;
+  std::map<std::pair<int, int>, int> m_count;
+};
+
 }  // namespace
 
 Resolved resolve_inventory(const RawInventory& raw, Decoder& d) {
   Resolved out;
   auto& inv = out.inventory;
   inv.cluster = raw.cluster;
+  PlaceErrors per_host(d);
 
   // Node order: first seen, section by section in file order.
   std::vector<std::pair<std::string, Pos>> declared;
@@ -86,13 +108,13 @@ Resolved resolve_inventory(const RawInventory& raw, Decoder& d) {
   for (const auto& [name, pos] : declared) {
     if (out.node_pos.contains(name) || invalid.contains(name)) continue;
     if (auto why = check_hostname(name)) {
-      d.error_at(pos.line, pos.column, fmt::format("host name '{}' {}", name, *why));
+      per_host.error(pos, fmt::format("host name '{}' {}", name, *why));
       invalid.insert(name);
       continue;
     }
     const auto lower = util::to_lower(name);
     if (auto it = by_lower_name.find(lower); it != by_lower_name.end()) {
-      d.error_at(pos.line, pos.column, fmt::format("duplicate host '{}': same as '{}' (host names ignore case)", name, it->second));
+      per_host.error(pos, fmt::format("duplicate host '{}': same as '{}' (host names ignore case)", name, it->second));
       invalid.insert(name);
       continue;
     }
@@ -139,17 +161,17 @@ Resolved resolve_inventory(const RawInventory& raw, Decoder& d) {
   for (const auto& node : inv.nodes) {
     const auto pos = out.node_pos[node.name];
     if (node.gpu.count > 0 && (node.gpu.model.empty() || node.gpu.model == "none"))
-      d.error_at(pos.line, pos.column, fmt::format("host '{}' has {} GPUs but no gpu.model", node.name, node.gpu.count),
-                 "set gpu: {model: H100, count: 8}");
+      per_host.error(pos, fmt::format("host '{}' has {} GPUs but no gpu.model", node.name, node.gpu.count),
+                     "set gpu: {model: H100, count: 8}");
     if (node.connection.kind != ConnectionKind::ssh) continue;
     const auto key = std::pair{util::to_lower(node.connection.address), node.connection.port};
     auto [it, inserted] = by_address.try_emplace(key, node.name);
     if (!inserted) {
       const auto at = address_pos.contains(node.name) ? address_pos[node.name] : pos;
-      d.error_at(at.line, at.column,
-                 fmt::format("hosts '{}' and '{}' have the same address {} port {}", it->second, node.name,
-                             node.connection.address, node.connection.port),
-                 "each host needs its own address");
+      per_host.error(at,
+                     fmt::format("hosts '{}' and '{}' have the same address {} port {}", it->second, node.name,
+                                 node.connection.address, node.connection.port),
+                     "each host needs its own address");
     }
   }
 
@@ -183,6 +205,7 @@ Resolved resolve_inventory(const RawInventory& raw, Decoder& d) {
     }
     slurm.partitions.push_back(p);
   }
+  per_host.finish();
   return out;
 }
 

@@ -2,11 +2,14 @@
 // nvidia-smi --query-gpu CSV, -q text, topo -m, nvlink -s, and the system files and tools.
 // A node controls these bytes, so every parser gets every input (the real captures are the
 // seeds, and a fragment of one format is often a near-miss of another).
-// Properties: no crash, leak or hang; a parsed topology has one entry per column in each row.
+// Properties: no crash, leak or hang; a parsed topology has one entry per column in each row;
+// an uptime read is a finite, non-negative number.
 #include "fuzz_input.hpp"
 
 #include <gpuctl/facts/parsers.hpp>
 #include <gpuctl/facts/slurm.hpp>
+
+#include <cmath>
 
 using gpuctl::fuzz::property_failed;
 namespace facts = gpuctl::facts;
@@ -15,8 +18,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto text = gpuctl::fuzz::as_text(data, size);
 
   auto gpus = facts::parse_gpu_query(text);
-  const auto rows = facts::parse_remapped_rows_q(text);
-  if (gpus && rows) facts::merge_remapped_rows(*gpus, *rows);
+  const auto repairs = facts::parse_memory_repair_q(text);
+  if (gpus && repairs) facts::merge_memory_repair(*gpus, *repairs);
   (void)facts::classify_nvidia_smi_failure(0, text, "");
   (void)facts::classify_nvidia_smi_failure(9, "", text);
 
@@ -35,7 +38,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   (void)facts::parse_proc_modules(text);
   (void)facts::parse_kernel_release(text);
   (void)facts::parse_boot_id(text);
-  (void)facts::parse_uptime(text);
+  if (const auto uptime = facts::parse_uptime(text); uptime && !(*uptime >= 0 && std::isfinite(*uptime)))
+    property_failed("an uptime that is not a finite, non-negative number was read");
   if (const auto packages = facts::parse_dpkg_query(text)) (void)facts::nccl_version_from_packages(*packages);
   (void)facts::nccl_version_from_library_paths(text);
 

@@ -7,6 +7,7 @@
 
 #include <gpuctl/plan/render.hpp>
 
+#include <algorithm>
 #include <tuple>
 
 namespace {
@@ -14,13 +15,25 @@ namespace {
 using gpuctl::fuzz::property_failed;
 
 auto fields(const gpuctl::Change& c) {
-  return std::tie(c.action, c.step, c.resource, c.summary, c.reason, c.diff, c.step_index, c.resource_index);
+  return std::tie(c.action, c.step, c.resource, c.summary, c.reason, c.diff, c.step_index, c.resource_index,
+                  c.content_digest);
+}
+
+bool same_inputs(const std::vector<gpuctl::BoundInput>& a, const std::vector<gpuctl::BoundInput>& b) {
+  return std::ranges::equal(a, b, [](const auto& x, const auto& y) {
+    return std::tie(x.name, x.digest) == std::tie(y.name, y.digest);
+  });
 }
 
 bool same(const gpuctl::Plan& a, const gpuctl::Plan& b) {
-  if (std::tie(a.created_at, a.inventory_path, a.inventory_digest, a.playbooks, a.playbooks_digest,
-               a.templates_digest) != std::tie(b.created_at, b.inventory_path, b.inventory_digest, b.playbooks,
-                                               b.playbooks_digest, b.templates_digest) ||
+  const auto same_playbook = [](const gpuctl::BoundPlaybook& x, const gpuctl::BoundPlaybook& y) {
+    return std::tie(x.name, x.path, x.digest) == std::tie(y.name, y.path, y.digest);
+  };
+  if (std::tie(a.created_at, a.gpuctl_version, a.inventory_path, a.inventory_digest, a.limit, a.connection,
+               a.templates_dir) != std::tie(b.created_at, b.gpuctl_version, b.inventory_path, b.inventory_digest,
+                                            b.limit, b.connection, b.templates_dir) ||
+      !std::ranges::equal(a.playbooks, b.playbooks, same_playbook) || !same_inputs(a.templates, b.templates) ||
+      !same_inputs(a.source_files, b.source_files) || !same_inputs(a.secrets, b.secrets) ||
       a.nodes.size() != b.nodes.size())
     return false;
   for (std::size_t i = 0; i < a.nodes.size(); ++i) {
@@ -66,6 +79,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto again = gpuctl::plan_from_json(gpuctl::plan_to_json(*plan), "again.json");
   if (!again) property_failed("a plan that was read does not read back after writing");
   if (!same(*plan, *again)) property_failed("a plan changed when written and read back");
+  for (const auto& node : again->nodes)
+    if (node.changes_digest != gpuctl::changes_digest(node.changes))
+      property_failed("a written plan does not record the digest of its changes");
   (void)gpuctl::render_plan_text(*plan);
   (void)gpuctl::render_plan_text(*plan, {gpuctl::ColorMode::always, false});
   (void)gpuctl::render_plan_summary(*plan);

@@ -124,7 +124,8 @@ Result<std::string> parse_kernel_release(std::string_view text);
 // Parses /proc/sys/kernel/random/boot_id: a lower-case 8-4-4-4-12 hex UUID. Error otherwise.
 Result<std::string> parse_boot_id(std::string_view text);
 
-// Parses /proc/uptime ("350735.47 234388.90") -> seconds since boot. Error: not a number.
+// Parses /proc/uptime ("350735.47 234388.90") -> seconds since boot. Error: not a finite,
+// non-negative number ("nan", "inf", "-1").
 Result<double> parse_uptime(std::string_view text);
 
 // ---- packages --------------------------------------------------------------------------

@@ -13,11 +13,13 @@ namespace gpuctl::hostlist {
 
 // Refuse expressions that expand to more names than this (a typo like node[1-99999999]).
 inline constexpr std::size_t k_max_expansion = 100000;
+// ... or more characters in all than this (100000 names of 167 characters; a hostname has 253 at most).
+inline constexpr std::size_t k_max_expansion_chars = std::size_t{16} << 20;
 
 // Expands an expression into names, in order, duplicates removed (first occurrence kept).
 // Errors (ErrorCode::parse, column set in Error::where.column): missing or unbalanced bracket,
 // empty range, reversed range, zero-padding mismatch between range ends, a non-number in a
-// range, an expansion larger than `limit`.
+// range, an expansion larger than `limit` names or `k_max_expansion_chars` characters.
 Result<std::vector<std::string>> expand(std::string_view expression, std::size_t limit = k_max_expansion);
 
 // Folds names into the shortest expression that expands back to the same set, sorted like
