@@ -9,6 +9,7 @@
 #include <gpuctl/exec/executor.hpp>
 #include <gpuctl/inventory/inventory.hpp>
 #include <gpuctl/transport/transport.hpp>
+#include <gpuctl/verify/checks.hpp>
 
 #include <functional>
 #include <optional>

@@ -8,6 +8,7 @@
 #include <gpuctl/core/error.hpp>
 #include <gpuctl/exec/executor.hpp>
 #include <gpuctl/inventory/inventory.hpp>
+#include <gpuctl/inventory/loader.hpp>
 #include <gpuctl/plan/plan.hpp>
 #include <gpuctl/transport/transport_factory.hpp>
 #include <gpuctl/util/cancellation.hpp>
