@@ -22,10 +22,7 @@ struct RenderOptions {
 };
 
 int run_render_command(const RenderOptions& options, const GlobalOptions& globals) {
-  RunEnvironment env;
-  env.on_diagnostic = [verbosity = globals.verbosity](const Diagnostic& diagnostic) {
-    if (diagnostic.severity == Severity::error || verbosity >= 0) fmt::print(stderr, "{}\n", diagnostic.to_string());
-  };
+  const auto env = make_offline_environment(globals);
   // Everything is rendered before anything is printed or written.
   auto rendered = run_render({options.inventory, options.node, options.limit, options.templates_dir, options.playbooks},
                              env);

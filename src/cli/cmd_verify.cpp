@@ -72,7 +72,7 @@ int rerender(const VerifyCliOptions& options, const GlobalOptions& globals) {
   }
   std::shared_ptr<const Inventory> inventory;
   if (!options.target.inventory.empty()) {
-    auto loaded = load_inventory_for_report(options.target.inventory, make_environment(globals));
+    auto loaded = load_inventory_for_report(options.target.inventory, make_offline_environment(globals));
     if (!loaded) {
       print_failure(loaded.error().message);
       return exit_code_for(loaded.error().verdict);

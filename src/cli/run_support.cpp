@@ -37,6 +37,14 @@ void add_state_option(CLI::App& command, StateCliOptions& options) {
                      "State database (default: $GPUCTL_STATE_DIR/state.db, else ~/.local/state/gpuctl/state.db)");
 }
 
+RunEnvironment make_offline_environment(const GlobalOptions& globals) {
+  RunEnvironment env;
+  env.on_diagnostic = [verbosity = globals.verbosity](const Diagnostic& diagnostic) {
+    if (diagnostic.severity == Severity::error || verbosity >= 0) fmt::print(stderr, "{}\n", diagnostic.to_string());
+  };
+  return env;
+}
+
 RunEnvironment make_environment(const GlobalOptions& globals, Warnings warnings) {
   static util::CancellationToken token;
   install_interrupt_handler(token);

@@ -46,6 +46,9 @@ enum class Warnings { unless_quiet, when_verbose };
 // and the Ctrl-C handler installed for the run's cancellation token.
 RunEnvironment make_environment(const GlobalOptions& globals, Warnings warnings = Warnings::unless_quiet);
 
+// For commands that contact no node: diagnostics only, no Ctrl-C handler.
+RunEnvironment make_offline_environment(const GlobalOptions& globals);
+
 // make_environment plus the progress display and run log (`command` names it) and the history.
 RunEnvironment make_run_environment(const TargetOptions& target, const GlobalOptions& globals,
                                     const std::string& state_path = {});
