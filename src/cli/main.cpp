@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? k_exit_ok
-                     : exit_code_for(Verdict::invalid_input,
+                     : exit_code_for(gpuctl::Verdict::invalid_input,
                                      detailed_exitcode_requested(argc, argv) ? ExitRule::detailed : ExitRule::standard);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpuctl: internal error: %s\n", e.what());
