@@ -59,7 +59,6 @@ class UseCases : public ::testing::Test {
       text += "  " + host + ":\n";
       m_cluster.add(host);
       m_cluster.nodes.at(host)->set_apt_packages({k_driver});
-      m_cluster.nodes.at(host)->on_command("", CommandResult{0, "", "", {}});  // systemctl, apt-mark, ...
     }
     m_inventory = m_dir.write("cluster.yaml", text);
     std::filesystem::create_directories(m_dir / "templates");
@@ -263,7 +262,10 @@ TEST_F(UseCases, DisruptiveChangeIsAppliedInsideGpuctlsOwnDrainAndResumed) {
     n->on_command("scontrol update", {0, "", "", {}});
   }
   own.on_command("scontrol show node", {0, slurm_capture("scontrol-node-idle.txt"), "", {}});
-  other.on_command("scontrol show node", {0, slurm_capture("scontrol-node-drained.txt"), "", {}});
+  // The capture's drain is an earlier gpuctl run's; an admin's reason makes it someone else's.
+  auto drained = slurm_capture("scontrol-node-drained.txt");
+  drained.replace(drained.find("gpuctl test: maintenance"), 24, "bad fan, RMA pending");
+  other.on_command("scontrol show node", {0, drained, "", {}});
   const auto applied = run_apply({target(), fast()}, {}, env());
   ASSERT_EQ(applied.verdict, Verdict::ok) << applied.error << applied.outcomes[0].outcome.reason;
 
@@ -346,7 +348,7 @@ TEST_F(UseCases, FactsGathersEveryNodeAndReportsTheUnreachable) {
   EXPECT_EQ(result.verdict, Verdict::nodes_unreachable);
   ASSERT_EQ(result.outcomes.size(), 2u);
   ASSERT_TRUE(result.outcomes[0].facts);
-  EXPECT_EQ(result.outcomes[0].facts->boot_id.value, "boot-1");
+  EXPECT_EQ(result.outcomes[0].facts->boot_id.value, node("gpu01").boot_id);
   EXPECT_EQ(result.outcomes[1].status, exec::NodeStatus::unreachable);
 }
 
