@@ -44,11 +44,10 @@ NodeWorkflowReport reimage(const WorkflowContext& context, const ReimageOptions&
     workflow::stop(context, report, exec::NodeStatus::unreachable, transport.error().to_string());
     return report;
   }
-  const bool drained = workflow::drain_before_work(context, **transport, report, "reimage");
-  transport->reset();  // the session opens its own connection
-  if (!drained) return report;
-  workflow::converge_verify_record(context, report);
-  workflow::settle_drain(context, report);
+  workflow::run_drained(context, report, transport->get(), "reimage", [&] {
+    transport->reset();  // the session opens its own connection
+    workflow::converge_verify_record(context, report);
+  });
   return report;
 }
 

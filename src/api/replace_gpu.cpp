@@ -184,10 +184,9 @@ Result<NodeWorkflowReport> replace_gpu(const WorkflowContext& context) {
     return report;
   }
   // Out of service before anything touches the cards; back once the node verified.
-  if (workflow::drain_before_work(context, **transport, report, "replace-gpu")) {
-    replace_cards(context, std::move(*transport), report);
-    workflow::settle_drain(context, report);
-  }
+  Transport* connection = transport->get();
+  workflow::run_drained(context, report, connection, "replace-gpu",
+                         [&] { replace_cards(context, std::move(*transport), report); });
   return report;
 }
 

@@ -1,5 +1,7 @@
 #include <gpuctl/api/session.hpp>
 
+#include "drain_sequence.hpp"
+
 #include <gpuctl/api/saved_plan.hpp>
 #include <gpuctl/apply/drain.hpp>
 #include <gpuctl/template/renderer.hpp>
@@ -130,7 +132,6 @@ exec::TaskResult Session::apply_one(std::size_t i, const NodePlan* node_plan, bo
 
 exec::TaskResult Session::apply_changes(std::size_t i, const NodePlan& node_plan, NodeApplyResult& result) {
   const Node& node = *m_nodes[i];
-  const bool become = node.connection.become;
   const auto applied = [&]() -> exec::TaskResult {
     result = apply_node(m_pool, node, *m_data[i]->program, node_plan, m_options.apply, m_hooks);
     if (result.failed) return {exec::NodeStatus::failed, fmt::format("step '{}': {}", result.failed_step, result.error)};
@@ -139,69 +140,31 @@ exec::TaskResult Session::apply_changes(std::size_t i, const NodePlan& node_plan
   const Change* disruptive = m_inventory.cluster.slurm.enabled ? disruptive_change(node_plan) : nullptr;
   if (!disruptive) return applied();
 
-  // Slurm's view first: a failure here leaves the node untouched (it may be running jobs).
-  auto transport = m_pool.get(node);
-  if (!transport) return from_error(transport.error());
-  const auto info = slurm_show_node(**transport, node.name, become);
-  if (!info) return {is_connection_error(info.error()) ? exec::NodeStatus::unreachable : exec::NodeStatus::failed,
-                     info.error().message};
-  const auto decision = decide_drain(*info);
-  if (decision == DrainDecision::not_in_slurm) {
-    m_hooks.on_message(node.name, "not known to Slurm: applying without a drain");
-    return applied();
-  }
-  if (decision == DrainDecision::drained_by_other) {
-    m_hooks.on_message(node.name, fmt::format("already drained by someone else (reason: {}): applying, and leaving "
-                                              "it drained",
-                                              (*info)->reason));
-    return applied();
-  }
-  const auto reason = drain_reason(disruptive->step);
-  if (auto drained = slurm_drain(**transport, node.name, reason, become); !drained)
-    return {exec::NodeStatus::failed, "cannot drain: " + drained.error().message};
-  m_hooks.on_message(node.name, fmt::format("drained in Slurm (reason \"{}\"); waiting for its jobs to end", reason));
-  const DrainWaitOptions wait{m_options.drain_timeout, m_options.drain_poll, m_options.cancel};
-  if (auto idle = wait_for_no_jobs(**transport, node.name, wait, become); !idle) {
-    const auto status = is_connection_error(idle.error()) && idle.error().code != ErrorCode::timeout
-                            ? exec::NodeStatus::unreachable
-                            : exec::NodeStatus::failed;
-    return {status, idle.error().message};
-  }
-  m_hooks.on_message(node.name, "no jobs left on the node: applying");
-
-  auto outcome = applied();
-  if (outcome.status == exec::NodeStatus::failed || outcome.status == exec::NodeStatus::unreachable) {
-    m_hooks.on_message(node.name, "apply failed: the node stays drained");
-    return outcome;
-  }
-  // A rebooted slurmd takes a moment to register again: a failed verify is retried briefly.
-  std::vector<CheckResult> checks;
-  exec::TaskResult verified;
-  for (int attempt = 0; attempt < 6; ++attempt) {
-    if (attempt > 0) std::this_thread::sleep_for(m_options.settle_poll);
-    verified = verify_one(i, IgnoredDrain::own, checks);
-    if (verified.status == exec::NodeStatus::ok) break;
-    if (m_options.cancel && m_options.cancel->cancelled()) break;
-  }
-  if (!should_resume(decision, verified.status == exec::NodeStatus::ok)) {
-    std::string failed_check = verified.reason;
-    for (const auto& check : checks)
-      if (check.status == CheckStatus::fail || check.status == CheckStatus::error) {
-        failed_check = check.detail.empty() ? check.name : fmt::format("{} ({})", check.name, check.detail);
-        break;
-      }
-    if (transport = m_pool.get(node); transport)
-      (void)slurm_drain(**transport, node.name, verify_failed_reason(failed_check), become);
-    m_hooks.on_message(node.name, fmt::format("verify failed after apply: {}; the node stays drained", failed_check));
-    return {exec::NodeStatus::failed, "verify after apply failed: " + failed_check};
-  }
-  // The pool may have reopened the transport after a reboot.
-  transport = m_pool.get(node);
-  if (!transport) return from_error(transport.error());
-  if (auto resumed = slurm_resume(**transport, node.name, become); !resumed)
-    return {exec::NodeStatus::failed, "verified, but cannot resume: " + resumed.error().message};
-  m_hooks.on_message(node.name, "verified: resumed in Slurm");
-  return outcome;
+  // Out of service for the change, back only once it verified (drain_sequence.hpp).
+  drain_sequence::Sequence sequence{
+      .node = node,
+      .step = disruptive->step,
+      .wait = {m_options.drain_timeout, m_options.drain_poll, m_options.cancel},
+      .policy = {},
+      .connect = [&] { return m_pool.get(node); },  // reopened after a reboot
+      .work = applied,
+      .verify = [&] {
+        // A rebooted slurmd takes a moment to register again: a failed verify is retried briefly.
+        std::vector<CheckResult> checks;
+        exec::TaskResult verified;
+        for (int attempt = 0; attempt < 6; ++attempt) {
+          if (attempt > 0) std::this_thread::sleep_for(m_options.settle_poll);
+          verified = verify_one(i, IgnoredDrain::own, checks);
+          if (verified.status == exec::NodeStatus::ok) break;
+          if (m_options.cancel && m_options.cancel->cancelled()) break;
+        }
+        return drain_sequence::Verification{verified.status == exec::NodeStatus::ok,
+                                            drain_sequence::first_failed_check(checks), verified.reason};
+      },
+      .on_message = [&](const std::string& text) { m_hooks.on_message(node.name, text); },
+  };
+  drain_sequence::Record record;
+  return drain_sequence::run(sequence, record);
 }
 
 std::vector<NodeApplyOutcome> Session::apply(const Plan& plan, bool check_fresh) {

@@ -3,22 +3,25 @@
 
 #include <gpuctl/api/node_workflows.hpp>
 
+#include <functional>
+#include <string_view>
+
 namespace gpuctl::workflow {
 
 // Plans the session's one node, applies the plan when it changes something, verifies, and
 // records the gathered facts and the final outcome. Sets report.apply, .verify, .outcome.
 void converge_verify_record(const WorkflowContext& context, NodeWorkflowReport& report);
 
-// With Slurm enabled in the inventory: asks Slurm about the node, drains it (reason
-// "gpuctl run: STEP") and waits for its jobs to end; a node drained by someone else is noted
-// and left drained. Sets report.slurm_*. False when the workflow must stop (Slurm cannot be
-// asked, the drain failed, its jobs did not end in time); the outcome is then set.
-bool drain_before_work(const WorkflowContext& context, Transport& transport, NodeWorkflowReport& report,
-                       std::string_view step);
-
-// After the work: a node gpuctl drained is resumed when the workflow verified it, else its
-// drain reason is replaced by why it failed. Nothing for nodes gpuctl did not drain.
-void settle_drain(const WorkflowContext& context, NodeWorkflowReport& report);
+// Runs `work` (which sets report.outcome, and report.verify when it verified) inside the one
+// drain sequence (drain_sequence.hpp) when Slurm is enabled in the inventory: Slurm is asked
+// about the node through `transport` (the workflow's own connection), the node drained
+// (reason "gpuctl run: STEP") and its jobs waited for; a node drained by someone else is
+// noted and left drained unless context.resume_drained_by_other. After the work, a node
+// gpuctl drained is resumed when it verified, else its reason is replaced by why it failed.
+// Sets report.slurm_*. When the work cannot start (Slurm cannot be asked, the drain failed,
+// its jobs did not end in time), it stops the workflow with that outcome.
+void run_drained(const WorkflowContext& context, NodeWorkflowReport& report, Transport* transport,
+                 std::string_view step, const std::function<void()>& work);
 
 // Ends the workflow early: the outcome, recorded as the node's result.
 void stop(const WorkflowContext& context, NodeWorkflowReport& report, exec::NodeStatus status, std::string reason);

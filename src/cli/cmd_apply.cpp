@@ -1,16 +1,13 @@
 // `gpuctl apply INVENTORY` (plan, confirm, apply) or `gpuctl apply PLAN.json` (plan again from
-// the inputs the saved plan names; apply only when that is the saved plan: api/saved_plan.hpp).
-#include "local_files.hpp"
-#include "node_exit_code.hpp"
+// the inputs the saved plan names; apply only when that is the saved plan): flags -> request ->
+// api/apply_use_case.hpp -> the plan, the recap or JSON -> exit code.
+#include "exit_codes.hpp"
 #include "progress.hpp"
 #include "run_support.hpp"
-#include "saved_plan_options.hpp"
-#include "state_support.hpp"
 
-#include <gpuctl/api/saved_plan.hpp>
-#include <gpuctl/plan/render.hpp>
+#include <gpuctl/api/apply_use_case.hpp>
+#include <gpuctl/report/plan_view.hpp>
 #include <gpuctl/report/reports.hpp>
-#include <gpuctl/util/file_io.hpp>
 
 #include <cstdlib>
 #include <fmt/format.h>
@@ -31,85 +28,49 @@ struct ApplyCliOptions {
   std::string max_fail = "100%";
 };
 
-bool confirmed(bool yes, int& exit_code) {
-  if (yes) return true;
+Confirmation confirm_apply(bool yes) {
+  if (yes) return Confirmation::go;
   if (!::isatty(STDIN_FILENO)) {
     fmt::print(stderr, "gpuctl: refusing to apply without a terminal to confirm on; pass --yes in scripts\n");
-    exit_code = k_exit_usage;
-    return false;
+    return Confirmation::cannot_ask;
   }
   fmt::print("\nApply these changes? Only 'yes' is accepted: ");
   std::fflush(stdout);
   std::string answer;
   std::getline(std::cin, answer);
-  if (answer == "yes") return true;
+  if (answer == "yes") return Confirmation::go;
   fmt::print("Apply cancelled; nothing was changed.\n");
-  exit_code = k_exit_ok;
-  return false;
+  return Confirmation::declined;
 }
 
-int run_apply(ApplyCliOptions options, const GlobalOptions& globals) {
-  int exit_code = k_exit_ok;
-  const auto saved_path = options.target.inventory;
-  const auto saved = load_saved_plan(options.target, exit_code);
-  if (exit_code != k_exit_ok) return exit_code;
-  auto setup = prepare_run(options.target, globals, exit_code);
-  if (!setup) return exit_code;
-  setup->session.apply.reboot_timeout = std::chrono::seconds(options.reboot_timeout_s);
-  setup->session.drain_timeout = std::chrono::seconds(options.drain_timeout_s);
-  auto max_fail = parse_percent(options.max_fail);
-  auto rollout = max_fail ? (options.batch_size.empty() ? Result<RolloutPolicy>(RolloutPolicy{})
-                                                          : parse_batch_size(options.batch_size))
-                          : std::unexpected(max_fail.error());
-  if (!rollout) {
-    fmt::print(stderr, "gpuctl: {}\n", rollout.error().to_string());
-    return k_exit_usage;
-  }
-  rollout->max_fail_percent = *max_fail;
-  setup->session.rollout = *rollout;
-  // The inventory's lock, before planning: a plan made while another apply runs is already stale.
-  auto recorded = start_recorded_run(*setup, options.state, "apply", state::LockMode::exclusive, exit_code);
-  if (!recorded) return exit_code;
-  const auto* cancel = setup->session.cancel;
-  Session session(setup->selected->inventory, setup->selected->nodes, std::move(setup->playbooks), setup->factory,
-                  setup->session, *setup->hooks);
-  // Planned now in both cases: a saved plan is applied only when it is this plan.
-  Plan plan = session.plan();
-  plan.limit = options.target.limit;
-  plan.connection = options.target.connection;
-  recorded->recorder->record_plan(plan);
-  recorded->recorder->record_facts(session);
-  if (cancel->cancelled()) {
-    finish_recorded_run(*recorded, state::RunStatus::interrupted);
-    return k_exit_interrupted;
-  }
-  if (saved) {
-    if (auto same = check_saved_plan(*saved, plan); !same) {
-      fmt::print(stderr, "gpuctl: refusing the saved plan {}: {}\n", saved_path, same.error().to_string());
-      finish_recorded_run(*recorded, state::RunStatus::failed);
-      return k_exit_error;
-    }
+int run_apply_command(const ApplyCliOptions& options, const GlobalOptions& globals) {
+  ApplySettings settings;
+  settings.reboot_timeout = std::chrono::seconds(options.reboot_timeout_s);
+  settings.drain_timeout = std::chrono::seconds(options.drain_timeout_s);
+  settings.batch_size = options.batch_size;
+  settings.max_fail = options.max_fail;
+  const auto env = make_run_environment(options.target, globals, options.state.path);
+  ApplyResult result;
+  if (is_saved_plan_file(options.target.inventory)) {
+    auto given = options.target.run_target();
+    given.inventory.clear();
+    result = run_apply_saved_plan({options.target.inventory, given, settings}, env);
   } else {
-    const bool color = use_color(globals, STDOUT_FILENO);
-    if (!options.json) fmt::print("{}", render_plan_text(plan, {color ? ColorMode::always : ColorMode::never, true}));
-    if (!plan.has_changes() && !plan.has_errors()) {
-      if (options.json) fmt::print("{}", apply_to_json({}));
-      finish_recorded_run(*recorded, state::RunStatus::ok);
-      return k_exit_ok;
-    }
-    if (!confirmed(options.yes, exit_code)) {
-      finish_recorded_run(*recorded, state::RunStatus::interrupted);
-      return exit_code;
-    }
+    ApplyCallbacks callbacks;
+    callbacks.show_plan = [&](const Plan& plan) {
+      const bool color = use_color(globals, STDOUT_FILENO);
+      if (!options.json) fmt::print("{}", render_plan_text(plan, {color ? ColorMode::always : ColorMode::never, true}));
+    };
+    callbacks.confirm = [&](const Plan&) { return confirm_apply(options.yes); };
+    result = run_apply({options.target.run_target(), settings}, callbacks, env);
   }
-  const auto outcomes = session.apply(plan, false);
-  recorded->recorder->record_outcomes(outcomes);
-  const auto statuses = outcomes | std::views::transform([](const auto& o) { return o.outcome; });
-  finish_recorded_run(*recorded, run_status_for(std::vector(statuses.begin(), statuses.end()), cancel->cancelled()));
-  if (options.json) fmt::print("{}", apply_to_json(outcomes));
-  else fmt::print("{}", render_apply_recap(outcomes));
-  return exit_code_for_nodes(outcomes | std::views::transform([](const auto& o) { return o.outcome.status; }),
-                             cancel->cancelled());
+  print_failure(result.error);
+  if (result.stage == ApplyStage::nothing_to_do && options.json) fmt::print("{}", apply_to_json({}));
+  if (result.stage == ApplyStage::applied) {
+    if (options.json) fmt::print("{}", apply_to_json(result.outcomes));
+    else fmt::print("{}", render_apply_recap(result.outcomes));
+  }
+  return exit_code_for(result.verdict);
 }
 
 void register_apply_command(CLI::App& app, GlobalOptions& globals, int& exit_code) {
@@ -135,7 +96,7 @@ void register_apply_command(CLI::App& app, GlobalOptions& globals, int& exit_cod
   cmd->add_option("--max-fail", options.max_fail,
                   "Start no new batch once more than P% of the nodes so far failed or were unreachable")
       ->default_str("100%");
-  cmd->callback([&] { exit_code = run_apply(options, globals); });
+  cmd->callback([&] { exit_code = run_apply_command(options, globals); });
 }
 
 }  // namespace

@@ -1,12 +1,9 @@
 // `gpuctl exec INVENTORY -- CMD...`: an ad-hoc command on many nodes in parallel, output
 // prefixed per node (`node: line`) or gathered (--gather) like `clush -b`.
-#include "cli_inventory.hpp"
-#include "command_registry.hpp"
-#include "interrupt.hpp"
-#include "node_exit_code.hpp"
+#include "exit_codes.hpp"
+#include "run_support.hpp"
 
-#include <gpuctl/exec/gather.hpp>
-#include <gpuctl/exec/remote_exec.hpp>
+#include <gpuctl/api/exec_use_case.hpp>
 #include <gpuctl/util/strings.hpp>
 
 #include <fmt/format.h>
@@ -54,33 +51,23 @@ void print_gathered(const std::vector<exec::ExecNodeResult>& results) {
   }
 }
 
-int run_exec(const ExecCliOptions& options, const GlobalOptions& globals) {
-  int exit_code = k_exit_ok;
-  auto selected = load_selected_nodes(options.inventory, options.limit, globals.verbosity, exit_code);
-  if (!selected) return exit_code;
-  static util::CancellationToken token;
-  install_interrupt_handler(token);
-
-  exec::ExecOptions exec_options;
-  exec_options.command = util::join(options.command, " ");  // like ssh: the words form one shell line
-  exec_options.forks = options.forks;
-  exec_options.cancel = &token;
-  if (options.timeout_s > 0) exec_options.timeout = std::chrono::seconds(options.timeout_s);
-  std::optional<ConnectionKind> kind;
-  if (options.connection == "local") kind = ConnectionKind::local;
-  else if (options.connection == "ssh") kind = ConnectionKind::ssh;
-
-  const auto start = std::chrono::steady_clock::now();
-  const auto results = exec::run_command_on_nodes(
-      selected->nodes, exec_options, default_transport_factory(kind), [&](const exec::ExecNodeResult& r) {
-        if (options.gather) return;
-        if (r.result) {
-          print_prefixed(stdout, r.outcome.node, r.result->out);
-          std::fflush(stdout);
-          print_prefixed(stderr, r.outcome.node, r.result->err);
-        }
-        print_problem(r);
-      });
+int run_exec_command(const ExecCliOptions& options, const GlobalOptions& globals) {
+  const ExecRequest request{options.inventory, options.limit, options.forks, std::chrono::seconds(options.timeout_s),
+                            options.connection, options.command};
+  const auto result = run_exec(request, make_environment(globals), [&](const exec::ExecNodeResult& r) {
+    if (options.gather) return;
+    if (r.result) {
+      print_prefixed(stdout, r.outcome.node, r.result->out);
+      std::fflush(stdout);
+      print_prefixed(stderr, r.outcome.node, r.result->err);
+    }
+    print_problem(r);
+  });
+  if (result.verdict == Verdict::invalid_input) {
+    print_failure(result.error);
+    return exit_code_for(result.verdict);
+  }
+  const auto& results = result.results;
   if (options.gather) {
     print_gathered(results);
     for (const auto& r : results) if (!r.result) print_problem(r);
@@ -92,9 +79,8 @@ int run_exec(const ExecCliOptions& options, const GlobalOptions& globals) {
     fmt::print(stderr, "gpuctl exec: {} node(s): {} ok, {} failed, {} unreachable, {} skipped in {:.1f}s\n",
                results.size(), counts[exec::NodeStatus::ok], counts[exec::NodeStatus::failed],
                counts[exec::NodeStatus::unreachable], counts[exec::NodeStatus::skipped],
-               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  return exit_code_for_nodes(results | std::views::transform([](const auto& r) { return r.outcome.status; }),
-                             token.cancelled());
+               std::chrono::duration<double>(result.elapsed).count());
+  return exit_code_for(result.verdict);
 }
 
 void register_exec_command(CLI::App& app, GlobalOptions& globals, int& exit_code) {
@@ -113,7 +99,7 @@ void register_exec_command(CLI::App& app, GlobalOptions& globals, int& exit_code
       ->check(CLI::Range(1, 86400));
   cmd->add_option("--connection", options->connection, "Override every node's connection")
       ->check(CLI::IsMember({"ssh", "local"}));
-  cmd->callback([options, &globals, &exit_code] { exit_code = run_exec(*options, globals); });
+  cmd->callback([options, &globals, &exit_code] { exit_code = run_exec_command(*options, globals); });
 }
 
 }  // namespace

@@ -1,15 +1,11 @@
 // `gpuctl facts`: gather and show each node's facts (OS, kernel, driver, CUDA, NCCL, GPUs).
-#include "command_registry.hpp"
-#include "interrupt.hpp"
-#include "node_exit_code.hpp"
+#include "exit_codes.hpp"
+#include "run_support.hpp"
 
-#include <gpuctl/facts/gather.hpp>
-#include <gpuctl/facts/json.hpp>
-#include <gpuctl/inventory/loader.hpp>
+#include <gpuctl/api/facts_use_case.hpp>
 
 #include <fmt/format.h>
 #include <iostream>
-#include <unistd.h>
 
 namespace gpuctl::cli {
 namespace {
@@ -22,60 +18,24 @@ struct FactsCommandOptions {
   int forks = exec::k_default_forks;
 };
 
-std::string local_hostname() {
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "localhost";
-  return name;
-}
-
-int run_facts(const FactsCommandOptions& options, const GlobalOptions& globals) {
-  std::optional<ConnectionKind> kind;
-  if (options.connection == "local") kind = ConnectionKind::local;
-  if (options.connection == "ssh") kind = ConnectionKind::ssh;
-
-  std::optional<Inventory> inventory;
-  std::vector<const Node*> nodes;
-  Node this_host;  // single-host use: `gpuctl facts --connection local`
-  if (options.inventory.empty()) {
-    if (kind != ConnectionKind::local) {
-      fmt::print(stderr, "gpuctl facts: an INVENTORY is required unless --connection local is given\n");
-      return k_exit_usage;
-    }
-    this_host.name = local_hostname();
-    this_host.connection.kind = ConnectionKind::local;
-    nodes.push_back(&this_host);
-  } else {
-    auto loaded = load_inventory(options.inventory);
-    for (const auto& diagnostic : loaded.diagnostics)
-      if (diagnostic.severity == Severity::error || globals.verbosity > 0)
-        fmt::print(stderr, "{}\n", diagnostic.to_string());
-    if (!loaded.ok()) return k_exit_error;
-    inventory = std::move(loaded.inventory);
-    auto selected = select_nodes(*inventory, options.limit);
-    if (!selected) {
-      fmt::print(stderr, "gpuctl facts: {}\n", selected.error().to_string());
-      return k_exit_usage;
-    }
-    nodes = std::move(*selected);
+int run_facts_command(const FactsCommandOptions& options, const GlobalOptions& globals) {
+  const FactsRequest request{options.inventory, options.limit, options.connection, options.forks};
+  // Warnings only with -v: facts output is often read by scripts.
+  const auto result = run_facts(request, make_environment(globals, Warnings::when_verbose));
+  if (result.verdict == Verdict::invalid_input) {
+    if (!result.error.empty()) fmt::print(stderr, "gpuctl facts: {}\n", result.error);
+    return exit_code_for(result.verdict);
   }
-
-  facts::GatherOptions gather;
-  gather.forks = options.forks;
-  static util::CancellationToken token;
-  install_interrupt_handler(token);
-  gather.cancel = &token;
-  const auto outcomes = facts::gather_facts(nodes, gather, default_transport_factory(kind));
-
   if (options.json) {
-    facts::write_facts_report_json(std::cout, outcomes);
+    facts::write_facts_report_json(std::cout, result.outcomes);
     std::cout << std::endl;
   } else {
-    for (const auto& outcome : outcomes) {
+    for (const auto& outcome : result.outcomes) {
       if (outcome.facts) fmt::print("{}", facts::render_facts_text(*outcome.facts));
       else fmt::print("{}: {}: {}\n", outcome.node, exec::to_string(outcome.status), outcome.error);
     }
   }
-  return exit_code_for_nodes(outcomes | std::views::transform([](const auto& o) { return o.status; }), token.cancelled());
+  return exit_code_for(result.verdict);
 }
 
 void register_facts_command(CLI::App& app, GlobalOptions& globals, int& exit_code) {
@@ -93,7 +53,7 @@ void register_facts_command(CLI::App& app, GlobalOptions& globals, int& exit_cod
   cmd->add_option("--connection", options->connection, "Override every node's connection")
       ->check(CLI::IsMember({"ssh", "local"}));
   cmd->add_option("-f,--forks", options->forks, "Nodes in parallel")->check(CLI::PositiveNumber);
-  cmd->callback([options, &globals, &exit_code] { exit_code = run_facts(*options, globals); });
+  cmd->callback([options, &globals, &exit_code] { exit_code = run_facts_command(*options, globals); });
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
 // `gpuctl history`: the recorded runs, newest first; with --node, that node's steps in each
 // run and the GPU serials seen in each of its slots.
-#include "command_registry.hpp"
-#include "state_support.hpp"
+#include "exit_codes.hpp"
+#include "run_support.hpp"
 
-#include <gpuctl/report/history.hpp>
+#include <gpuctl/api/report_use_case.hpp>
 
 #include <fmt/format.h>
 
@@ -17,13 +17,11 @@ struct HistoryCliOptions {
   bool json = false;
 };
 
-int run_history(const HistoryCliOptions& options) {
-  auto store = open_state(options.state);
-  if (!store) return k_exit_error;
-  auto history = load_history(*store, {options.node, options.limit});
+int run_history_command(const HistoryCliOptions& options) {
+  auto history = run_history(options.state.path, options.node, options.limit);
   if (!history) {
-    fmt::print(stderr, "gpuctl: {}\n", history.error().to_string());
-    return k_exit_error;
+    print_failure(history.error().message);
+    return exit_code_for(history.error().verdict);
   }
   fmt::print("{}", options.json ? history_to_json(*history) : render_history_text(*history));
   return k_exit_ok;
@@ -40,7 +38,7 @@ void register_history_command(CLI::App& app, GlobalOptions&, int& exit_code) {
   cmd->add_option("-n,--node", options.node, "Only runs that touched this node, with its steps");
   cmd->add_option("--limit-runs", options.limit, "Show at most this many runs (0: all)")->check(CLI::NonNegativeNumber);
   cmd->add_flag("--json", options.json, "As JSON on stdout");
-  cmd->callback([&] { exit_code = run_history(options); });
+  cmd->callback([&] { exit_code = run_history_command(options); });
 }
 
 }  // namespace

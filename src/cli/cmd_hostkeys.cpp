@@ -1,18 +1,14 @@
 // `gpuctl hostkeys scan|accept INVENTORY`: see and pin nodes' SSH host keys deliberately,
 // instead of trusting whatever answers on first use.
-#include "cli_inventory.hpp"
-#include "command_registry.hpp"
-#include "interrupt.hpp"
+#include "exit_codes.hpp"
+#include "run_support.hpp"
 
-#include <gpuctl/exec/executor.hpp>
-#include <gpuctl/transport/ssh_transport.hpp>
+#include <gpuctl/api/hostkeys_use_case.hpp>
 
 #include <fmt/format.h>
 
 namespace gpuctl::cli {
 namespace {
-
-enum class HostKeyAction { scan, accept };
 
 struct HostKeysCliOptions {
   std::string inventory;
@@ -21,37 +17,21 @@ struct HostKeysCliOptions {
   bool replace_changed = false;
 };
 
-int run_hostkeys(HostKeyAction action, const HostKeysCliOptions& options, const GlobalOptions& globals) {
-  int exit_code = k_exit_ok;
-  auto selected = load_selected_nodes(options.inventory, options.limit, globals.verbosity, exit_code);
-  if (!selected) return exit_code;
-  static util::CancellationToken token;
-  install_interrupt_handler(token);
-
-  std::vector<std::optional<HostKeyInfo>> infos(selected->nodes.size());
-  const auto changed = options.replace_changed ? ChangedKeyPolicy::replace : ChangedKeyPolicy::refuse;
-  const exec::NodeTask task = [&](std::size_t index, const Node& node) -> exec::TaskResult {
-    auto info = action == HostKeyAction::scan ? scan_host_key(node.name, node.connection)
-                                              : accept_host_key(node.name, node.connection, changed);
-    if (!info) {
-      const auto status = info.error().code == ErrorCode::host_key ? exec::NodeStatus::failed : exec::NodeStatus::unreachable;
-      return {status, info.error().hint.empty() ? info.error().message
-                                                : fmt::format("{} ({})", info.error().message, info.error().hint)};
-    }
-    infos[index] = *info;
-    if (info->state == HostKeyState::known) return {exec::NodeStatus::ok, {}};
-    if (action == HostKeyAction::scan) return {exec::NodeStatus::failed, {}};
-    return {exec::NodeStatus::changed, {}};
-  };
-  const auto outcomes = exec::run_on_nodes(selected->nodes, task, {.forks = options.forks, .cancel = &token});
-
-  bool unreachable = false, failed = false;
-  for (std::size_t i = 0; i < outcomes.size(); ++i) {
-    const auto& outcome = outcomes[i];
-    const auto& info = infos[i];
+int run_hostkeys_command(HostKeyAction action, const HostKeysCliOptions& options, const GlobalOptions& globals) {
+  HostKeysRequest request;
+  request.action = action;
+  request.inventory = options.inventory;
+  request.limit = options.limit;
+  request.forks = options.forks;
+  request.changed = options.replace_changed ? ChangedKeyPolicy::replace : ChangedKeyPolicy::refuse;
+  const auto result = run_hostkeys(request, make_environment(globals));
+  if (result.verdict == Verdict::invalid_input) {
+    print_failure(result.error);
+    return exit_code_for(result.verdict);
+  }
+  for (const auto& [outcome, info] : result.nodes) {
     if (!info) {
       fmt::print(stderr, "{}: {}: {}\n", outcome.node, exec::to_string(outcome.status), outcome.reason);
-      (outcome.status == exec::NodeStatus::failed ? failed : unreachable) = true;
       continue;
     }
     std::string verdict(to_string(info->state));
@@ -62,14 +42,10 @@ int run_hostkeys(HostKeyAction action, const HostKeysCliOptions& options, const 
       if (info->state == HostKeyState::changed)
         fmt::print(stderr, "WARNING: {}: replaced the recorded host key of {} with {} {} (--replace-changed)\n",
                    info->node, info->host_entry, info->key_type, info->fingerprint);
-    } else if (info->state != HostKeyState::known) {
-      failed = true;
     }
     fmt::print("{}\t{}\t{}\t{}\t{}\n", info->node, info->host_entry, info->key_type, info->fingerprint, verdict);
   }
-  if (token.cancelled()) return k_exit_interrupted;
-  if (unreachable) return k_exit_nodes_unreachable;
-  return failed ? k_exit_nodes_failed : k_exit_ok;
+  return exit_code_for(result.verdict);
 }
 
 void register_hostkeys_command(CLI::App& app, GlobalOptions& globals, int& exit_code) {
@@ -94,7 +70,7 @@ void register_hostkeys_command(CLI::App& app, GlobalOptions& globals, int& exit_
     if (action == HostKeyAction::accept)
       sub->add_flag("--replace-changed", options->replace_changed,
                     "Replace a CHANGED key (only after checking the new fingerprint out of band)");
-    sub->callback([action, options, &globals, &exit_code] { exit_code = run_hostkeys(action, *options, globals); });
+    sub->callback([action, options, &globals, &exit_code] { exit_code = run_hostkeys_command(action, *options, globals); });
   }
 }
 

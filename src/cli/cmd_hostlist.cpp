@@ -1,7 +1,7 @@
 // `gpuctl hostlist expand|compress EXPR...`: like `scontrol show hostnames` and `nodeset -f`.
 #include "command_registry.hpp"
 
-#include <gpuctl/inventory/hostlist.hpp>
+#include <gpuctl/api/inventory_use_case.hpp>
 #include <gpuctl/util/strings.hpp>
 
 #include <fmt/format.h>

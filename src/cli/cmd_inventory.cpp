@@ -1,8 +1,8 @@
 // `gpuctl inventory INVENTORY [--limit PATTERN] [--json]`: resolved nodes and their settings.
-#include "command_registry.hpp"
+#include "exit_codes.hpp"
+#include "run_support.hpp"
 
-#include <gpuctl/inventory/json.hpp>
-#include <gpuctl/inventory/loader.hpp>
+#include <gpuctl/api/inventory_use_case.hpp>
 
 #include <fmt/format.h>
 
@@ -15,20 +15,15 @@ struct InventoryOptions {
   bool json = false;
 };
 
-int run_inventory(const InventoryOptions& options) {
-  const auto result = load_inventory(options.inventory);
-  if (!result.ok()) {
-    for (const auto& d : result.diagnostics) fmt::print(stderr, "{}\n", d.to_string());
-    return k_exit_usage;
+int run_inventory_command(const InventoryOptions& options) {
+  RunEnvironment env;
+  env.on_diagnostic = [](const Diagnostic& d) { fmt::print(stderr, "{}\n", d.to_string()); };
+  const auto shown = run_inventory_show(options.inventory, options.limit, options.json, env);
+  if (!shown) {
+    print_failure(shown.error().message);
+    return exit_code_for(shown.error().verdict);
   }
-  const auto& inventory = *result.inventory;
-  const auto nodes = select_nodes(inventory, options.limit);
-  if (!nodes) {
-    fmt::print(stderr, "gpuctl: {}\n", nodes.error().to_string());
-    return k_exit_usage;
-  }
-  if (options.json) fmt::print("{}\n", inventory_to_json(inventory, *nodes));
-  else fmt::print("{}", describe_nodes(*nodes));
+  fmt::print("{}", *shown);
   return k_exit_ok;
 }
 
@@ -40,7 +35,7 @@ void register_inventory_command(CLI::App& app, GlobalOptions&, int& exit_code) {
   cmd->add_option("inventory", options->inventory, "Inventory file (YAML)")->required();
   cmd->add_option("-l,--limit", options->limit, "Only these nodes: comma-separated hostlists and group names");
   cmd->add_flag("--json", options->json, "Print JSON");
-  cmd->callback([options, &exit_code] { exit_code = run_inventory(*options); });
+  cmd->callback([options, &exit_code] { exit_code = run_inventory_command(*options); });
 }
 
 }  // namespace

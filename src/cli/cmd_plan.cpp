@@ -1,9 +1,11 @@
 // `gpuctl plan INVENTORY`: what apply would change on each node, changing nothing.
+#include "exit_codes.hpp"
 #include "local_files.hpp"
 #include "progress.hpp"
 #include "run_support.hpp"
 
-#include <gpuctl/plan/render.hpp>
+#include <gpuctl/api/plan_use_case.hpp>
+#include <gpuctl/report/plan_view.hpp>
 
 #include <cstdlib>
 #include <fmt/format.h>
@@ -20,19 +22,18 @@ struct PlanCliOptions {
   std::string out;
 };
 
-// Exit codes (docs/exit-codes.md): 0 planned, nothing to change (or changes, without
+// Exit codes (docs/exit-codes.md, through exit_codes.hpp): 0 planned, nothing to change (or changes, without
 // --detailed-exitcode); 2 changes pending with --detailed-exitcode; 1 a node unreachable or
 // failed, or -o not writable; 2 a usage error or an invalid inventory, but 1 under
 // --detailed-exitcode, where 2 means only "changes"; 130 interrupted.
-int run_plan(const PlanCliOptions& options, const GlobalOptions& globals) {
-  int exit_code = k_exit_ok;
-  auto setup = prepare_run(options.target, globals, exit_code);
-  if (!setup) return exit_code == k_exit_usage ? usage_exit_code(options.detailed_exitcode) : exit_code;
-  Session session(setup->selected->inventory, setup->selected->nodes, std::move(setup->playbooks), setup->factory,
-                  setup->session, *setup->hooks);
-  Plan plan = session.plan();
-  plan.limit = options.target.limit;
-  plan.connection = options.target.connection;
+int run_plan_command(const PlanCliOptions& options, const GlobalOptions& globals) {
+  const auto rule = options.detailed_exitcode ? ExitRule::detailed : ExitRule::standard;
+  const auto result = run_plan({options.target.run_target()}, make_run_environment(options.target, globals));
+  if (result.verdict == Verdict::invalid_input) {
+    print_failure(result.error);
+    return exit_code_for(result.verdict, rule);
+  }
+  const Plan& plan = result.plan;
   if (options.json) {
     fmt::print("{}", plan_to_json(plan));
   } else {
@@ -46,10 +47,7 @@ int run_plan(const PlanCliOptions& options, const GlobalOptions& globals) {
     }
     if (!options.json) fmt::print("Saved the plan to {}; apply exactly it with: gpuctl apply {}\n", options.out, options.out);
   }
-  if (setup->session.cancel->cancelled()) return k_exit_interrupted;
-  if (plan.has_errors()) return k_exit_error;
-  if (options.detailed_exitcode && plan.has_changes()) return k_exit_changes;
-  return k_exit_ok;
+  return exit_code_for(result.verdict, rule);
 }
 
 void register_plan_command(CLI::App& app, GlobalOptions& globals, int& exit_code) {
@@ -65,7 +63,7 @@ void register_plan_command(CLI::App& app, GlobalOptions& globals, int& exit_code
                 "unreachable or failed); 130 interrupted");
   cmd->add_flag("--no-diff", options.no_diff, "Leave file diffs out of the text view");
   cmd->add_option("-o,--out", options.out, "Also save the plan, for `gpuctl apply FILE`");
-  cmd->callback([&] { exit_code = run_plan(options, globals); });
+  cmd->callback([&] { exit_code = run_plan_command(options, globals); });
 }
 
 }  // namespace

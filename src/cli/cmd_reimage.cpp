@@ -20,10 +20,11 @@ void register_reimage_command(CLI::App& app, GlobalOptions& globals, int& exit_c
   cmd->add_flag("--accept-new-host-key", reimage_options.accept_new_host_key,
                 "Pin the node's new SSH host key (replacing only its own known_hosts entry)");
   cmd->callback([&] {
-    exit_code = run_node_workflow(options, globals, "reimage", "Apply everything to {} and verify it?",
-                                  [](const WorkflowContext& context) -> Result<NodeWorkflowReport> {
-                                    return reimage(context, reimage_options);
-                                  });
+    exit_code = run_node_workflow_command(
+        options, globals, "reimage", "Apply everything to {} and verify it?",
+        [](const NodeWorkflowRequest& request, const ConfirmWorkflow& confirm, const RunEnvironment& env) {
+          return run_reimage(request, reimage_options, confirm, env);
+        });
   });
 }
 

@@ -21,9 +21,9 @@ void register_replace_gpu_command(CLI::App& app, GlobalOptions& globals, int& ex
       "Example: gpuctl replace-gpu cluster.yaml gpu05 --yes --json");
   add_node_workflow_options(*cmd, options);
   cmd->callback([&] {
-    exit_code = run_node_workflow(options, globals, "replace-gpu",
-                                  "Reset the new GPU's ECC counters on {}, apply and verify it?",
-                                  [](const WorkflowContext& context) { return replace_gpu(context); });
+    exit_code = run_node_workflow_command(options, globals, "replace-gpu",
+                                          "Reset the new GPU's ECC counters on {}, apply and verify it?",
+                                          run_replace_gpu);
   });
 }
 

@@ -1,11 +1,11 @@
 // `gpuctl report RUN`: the verify report of a past run, from the run history: the table on
 // stdout, and the same HTML, JSON, JUnit and Prometheus files `gpuctl verify` writes. Contacts
 // no node.
-#include "command_registry.hpp"
+#include "exit_codes.hpp"
 #include "local_files.hpp"
-#include "state_support.hpp"
+#include "run_support.hpp"
 
-#include <gpuctl/inventory/loader.hpp>
+#include <gpuctl/api/report_use_case.hpp>
 #include <gpuctl/report/html.hpp>
 #include <gpuctl/report/prometheus.hpp>
 #include <gpuctl/report/reports.hpp>
@@ -17,21 +17,6 @@
 namespace gpuctl::cli {
 namespace {
 
-// Describes the run's cluster and node groups (for the page's group filter) from the inventory
-// the run read, if that file is still there with the digest the run recorded: the history keeps
-// no copy of the inventory, and groups from a changed one could be wrong. Otherwise says why
-// the page has no group filter.
-void describe_recorded_inventory(const state::RunRecord& run, HtmlReportInfo& info) {
-  if (run.inventory_path.empty()) return;
-  auto loaded = load_inventory(run.inventory_path);
-  if (loaded.ok() && loaded.inventory->digest == run.inventory_digest) {
-    info.describe_inventory(*loaded.inventory);
-    return;
-  }
-  fmt::print(stderr, "gpuctl: note: the HTML report has no group filter: {} {} since run {}\n", run.inventory_path,
-             loaded.ok() ? "changed" : "cannot be read", run.id);
-}
-
 struct ReportCliOptions {
   StateCliOptions state;
   std::string run;
@@ -41,36 +26,35 @@ struct ReportCliOptions {
   std::string prom;
 };
 
-int run_report(const ReportCliOptions& options) {
-  auto store = open_state(options.state);
-  if (!store) return k_exit_error;
-  auto id = resolve_report_run(*store, options.run);
-  auto report = id ? load_run_report(*store, *id) : std::unexpected(id.error());
-  if (!report) {
-    fmt::print(stderr, "gpuctl: {}\n", report.error().to_string());
-    return report.error().code == ErrorCode::invalid_argument ? k_exit_usage : k_exit_error;
+int run_report_command(const ReportCliOptions& options) {
+  auto result = run_report({options.state.path, options.run, !options.html.empty()});
+  if (!result) {
+    print_failure(result.error().message);
+    return exit_code_for(result.error().verdict);
   }
-  const auto& run = report->run;
+  const auto& report = result->report;
+  const auto& run = report.run;
   const auto when = run.finished.empty() ? run.started : run.finished;
   std::vector<std::pair<std::string, std::string>> files;
   if (!options.html.empty()) {
     HtmlReportInfo info;
     info.title = fmt::format("gpuctl {} (run {})", run.command, run.id);
     info.generated_at = when;
-    describe_recorded_inventory(run, info);
-    files.emplace_back(options.html, render_verify_html(report->outcomes, info));
+    if (result->inventory) info.describe_inventory(*result->inventory);
+    else if (!result->groups_note.empty()) fmt::print(stderr, "gpuctl: note: {}\n", result->groups_note);
+    files.emplace_back(options.html, render_verify_html(report.outcomes, info));
   }
-  if (!options.json.empty()) files.emplace_back(options.json, verify_to_json(report->outcomes));
-  if (!options.junit.empty()) files.emplace_back(options.junit, verify_to_junit(report->outcomes));
+  if (!options.json.empty()) files.emplace_back(options.json, verify_to_json(report.outcomes));
+  if (!options.junit.empty()) files.emplace_back(options.junit, verify_to_junit(report.outcomes));
   if (!options.prom.empty())
-    files.emplace_back(options.prom, verify_to_prometheus(report->outcomes, unix_time_of(when).value_or(std::time(nullptr))));
+    files.emplace_back(options.prom, verify_to_prometheus(report.outcomes, unix_time_of(when).value_or(std::time(nullptr))));
   for (const auto& [path, content] : files)
     if (auto written = write_local_file_atomically(path, content); !written) {
       fmt::print(stderr, "gpuctl: {}\n", written.error().to_string());
       return k_exit_error;
     }
   fmt::print("Run {}: {} ({}), {} by {}\n\n{}", run.id, run.command, to_string(run.status), when, run.process.who,
-             render_verify_table(report->outcomes));
+             render_verify_table(report.outcomes));
   return k_exit_ok;
 }
 
@@ -89,7 +73,7 @@ void register_report_command(CLI::App& app, GlobalOptions&, int& exit_code) {
   cmd->add_option("--json", options.json, "Write the results as JSON (the format of verify --json)");
   cmd->add_option("--junit", options.junit, "Write JUnit XML");
   cmd->add_option("--prom", options.prom, "Write node_exporter textfile-collector metrics (timestamp: the run's end)");
-  cmd->callback([&] { exit_code = run_report(options); });
+  cmd->callback([&] { exit_code = run_report_command(options); });
 }
 
 }  // namespace

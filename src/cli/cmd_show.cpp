@@ -1,9 +1,9 @@
 // `gpuctl show RUN`: one recorded run in full: who, command, inventory, plan summary, each
 // node's outcome and steps, and the facts snapshots taken.
-#include "command_registry.hpp"
-#include "state_support.hpp"
+#include "exit_codes.hpp"
+#include "run_support.hpp"
 
-#include <gpuctl/report/history.hpp>
+#include <gpuctl/api/report_use_case.hpp>
 
 #include <fmt/format.h>
 
@@ -16,13 +16,11 @@ struct ShowCliOptions {
   bool json = false;
 };
 
-int run_show(const ShowCliOptions& options) {
-  auto store = open_state(options.state);
-  if (!store) return k_exit_error;
-  auto run = load_run(*store, options.run);
+int run_show_command(const ShowCliOptions& options) {
+  auto run = run_show(options.state.path, options.run);
   if (!run) {
-    fmt::print(stderr, "gpuctl: {}\n", run.error().to_string());
-    return run.error().code == ErrorCode::not_found ? k_exit_usage : k_exit_error;
+    print_failure(run.error().message);
+    return exit_code_for(run.error().verdict);
   }
   fmt::print("{}", options.json ? run_to_json(*run) : render_run_text(*run));
   return k_exit_ok;
@@ -38,7 +36,7 @@ void register_show_command(CLI::App& app, GlobalOptions&, int& exit_code) {
   add_state_option(*cmd, options.state);
   cmd->add_option("RUN", options.run, "Run id (from gpuctl history)")->required()->check(CLI::PositiveNumber);
   cmd->add_flag("--json", options.json, "As JSON on stdout");
-  cmd->callback([&] { exit_code = run_show(options); });
+  cmd->callback([&] { exit_code = run_show_command(options); });
 }
 
 }  // namespace

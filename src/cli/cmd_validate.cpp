@@ -1,8 +1,7 @@
 // `gpuctl validate INVENTORY [--json]`: errors and lint warnings; exit 0 valid, 2 invalid.
 #include "command_registry.hpp"
 
-#include <gpuctl/inventory/json.hpp>
-#include <gpuctl/inventory/loader.hpp>
+#include <gpuctl/api/inventory_use_case.hpp>
 
 #include <fmt/format.h>
 
@@ -16,8 +15,8 @@ struct ValidateOptions {
   bool json = false;
 };
 
-int run_validate(const ValidateOptions& options, const GlobalOptions& globals) {
-  const auto result = load_inventory(options.inventory);
+int run_validate_command(const ValidateOptions& options, const GlobalOptions& globals) {
+  const auto result = run_validate(options.inventory);
   if (options.json) {
     fmt::print("{}\n", diagnostics_to_json(options.inventory, result));
   } else {
@@ -46,7 +45,7 @@ void register_validate_command(CLI::App& app, GlobalOptions& globals, int& exit_
                                  "Example: gpuctl validate cluster.yaml --json");
   cmd->add_option("inventory", options->inventory, "Inventory file (YAML)")->required();
   cmd->add_flag("--json", options->json, "Print diagnostics as JSON");
-  cmd->callback([options, &globals, &exit_code] { exit_code = run_validate(*options, globals); });
+  cmd->callback([options, &globals, &exit_code] { exit_code = run_validate_command(*options, globals); });
 }
 
 }  // namespace

@@ -1,11 +1,11 @@
 // `gpuctl verify INVENTORY`: prove each step on each node; a check that could not run is an
 // error, never a pass. Results go to stdout (table or JSON) and optionally to JUnit XML, an
 // HTML page and a Prometheus textfile.
-#include "cli_inventory.hpp"
+#include "exit_codes.hpp"
 #include "local_files.hpp"
-#include "node_exit_code.hpp"
 #include "run_support.hpp"
-#include "state_support.hpp"
+
+#include <gpuctl/api/verify_use_case.hpp>
 
 #include <gpuctl/report/html.hpp>
 #include <gpuctl/report/prometheus.hpp>
@@ -70,45 +70,37 @@ int rerender(const VerifyCliOptions& options, const GlobalOptions& globals) {
     fmt::print(stderr, "gpuctl: {}\n", outcomes.error().to_string());
     return k_exit_usage;
   }
-  int exit_code = k_exit_ok;
-  std::optional<SelectedNodes> selected;
+  std::shared_ptr<const Inventory> inventory;
   if (!options.target.inventory.empty()) {
-    selected = load_selected_nodes(options.target.inventory, "", globals.verbosity, exit_code);
-    if (!selected) return exit_code;
+    auto loaded = load_inventory_for_report(options.target.inventory, make_offline_environment(globals));
+    if (!loaded) {
+      print_failure(loaded.error().message);
+      return exit_code_for(loaded.error().verdict);
+    }
+    inventory = *loaded;
   }
   fmt::print("{}", options.json ? verify_to_json(*outcomes) : render_verify_table(*outcomes));
-  if (!write_reports(options, *outcomes, selected ? &selected->inventory : nullptr)) return k_exit_error;
-  return exit_code_for_nodes(*outcomes | std::views::transform([](const auto& o) { return o.outcome.status; }), false);
+  if (!write_reports(options, *outcomes, inventory.get())) return k_exit_error;
+  std::vector<exec::NodeStatus> statuses;
+  for (const auto& o : *outcomes) statuses.push_back(o.outcome.status);
+  return exit_code_for(verdict_for_nodes(statuses, false));
 }
 
-int run_verify(const VerifyCliOptions& options, const GlobalOptions& globals) {
+int run_verify_command(const VerifyCliOptions& options, const GlobalOptions& globals) {
   if (!options.from_json.empty()) return rerender(options, globals);
   if (options.target.inventory.empty()) {
     fmt::print(stderr, "gpuctl: verify needs INVENTORY (or --from-json FILE)\n");
     return k_exit_usage;
   }
-  int exit_code = k_exit_ok;
-  auto setup = prepare_run(options.target, globals, exit_code);
-  if (!setup) return exit_code;
-  // Verify takes no lock (it changes nothing) and still runs when the history cannot be written.
-  int state_exit = k_exit_ok;
-  auto recorded = start_recorded_run(*setup, options.state, "verify", state::LockMode::none, state_exit);
-  if (!recorded) fmt::print(stderr, "gpuctl: warning: this verify is not recorded in the run history\n");
-  Session session(setup->selected->inventory, setup->selected->nodes, std::move(setup->playbooks), setup->factory,
-                  setup->session, *setup->hooks);
-  const auto outcomes = session.verify();
-  if (recorded) {
-    recorded->recorder->record_facts(session);
-    recorded->recorder->record_outcomes(outcomes);
-    const auto statuses = outcomes | std::views::transform([](const auto& o) { return o.outcome; });
-    finish_recorded_run(*recorded, run_status_for(std::vector(statuses.begin(), statuses.end()),
-                                                  setup->session.cancel->cancelled()));
+  const auto result = run_verify({options.target.run_target()},
+                                 make_run_environment(options.target, globals, options.state.path));
+  if (result.verdict == Verdict::invalid_input) {
+    print_failure(result.error);
+    return exit_code_for(result.verdict);
   }
-  setup->hooks.reset();  // the live view gives the terminal back before the report is printed
-  fmt::print("{}", options.json ? verify_to_json(outcomes) : render_verify_table(outcomes));
-  if (!write_reports(options, outcomes, &setup->selected->inventory)) return k_exit_error;
-  return exit_code_for_nodes(outcomes | std::views::transform([](const auto& o) { return o.outcome.status; }),
-                             setup->session.cancel->cancelled());
+  fmt::print("{}", options.json ? verify_to_json(result.outcomes) : render_verify_table(result.outcomes));
+  if (!write_reports(options, result.outcomes, result.inventory.get())) return k_exit_error;
+  return exit_code_for(result.verdict);
 }
 
 void register_verify_command(CLI::App& app, GlobalOptions& globals, int& exit_code) {
@@ -129,7 +121,7 @@ void register_verify_command(CLI::App& app, GlobalOptions& globals, int& exit_co
   cmd->add_option("--from-json", options.from_json,
                   "Contact no node: render a saved `verify --json` result again (INVENTORY optional, for groups)")
       ->check(CLI::ExistingFile);
-  cmd->callback([&] { exit_code = run_verify(options, globals); });
+  cmd->callback([&] { exit_code = run_verify_command(options, globals); });
 }
 
 }  // namespace

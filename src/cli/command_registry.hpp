@@ -16,7 +16,8 @@ struct GlobalOptions {
   std::string color = "auto";  // --color: auto | always | never (see use_color in progress.hpp)
 };
 
-// Exit codes are stable and documented in docs/exit-codes.md.
+// Exit codes are stable and documented in docs/exit-codes.md; a use case's Verdict becomes one
+// in exit_codes.hpp.
 enum ExitCode : int {
   k_exit_ok = 0,
   k_exit_error = 1,
@@ -27,11 +28,6 @@ enum ExitCode : int {
   k_exit_locked = 5,
   k_exit_interrupted = 130,
 };
-
-// `plan --detailed-exitcode` keeps Terraform's rule: 0 no changes, 2 changes, 1 any error. A
-// usage error (2 otherwise) is then 1, so a CI gate never reads a typo or a broken inventory
-// as changes pending.
-constexpr int usage_exit_code(bool detailed_exitcode) { return detailed_exitcode ? k_exit_error : k_exit_usage; }
 
 // The option that turns on that rule; main() looks for it in argv before parsing, since a
 // parse error happens before any option is bound.

@@ -2,6 +2,7 @@
 // exit code. Subcommands live in cmd_<name>.cpp and register themselves.
 
 #include "command_registry.hpp"
+#include "exit_codes.hpp"
 
 #include <gpuctl/util/open_files.hpp>
 
@@ -49,7 +50,9 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
-    return code == 0 ? k_exit_ok : usage_exit_code(detailed_exitcode_requested(argc, argv));
+    return code == 0 ? k_exit_ok
+                     : exit_code_for(gpuctl::Verdict::invalid_input,
+                                     detailed_exitcode_requested(argc, argv) ? ExitRule::detailed : ExitRule::standard);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpuctl: internal error: %s\n", e.what());
     return k_exit_error;

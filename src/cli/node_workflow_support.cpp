@@ -1,6 +1,6 @@
 #include "node_workflow_support.hpp"
 
-#include "node_exit_code.hpp"
+#include "exit_codes.hpp"
 
 #include <fmt/format.h>
 #include <iostream>
@@ -9,22 +9,19 @@
 namespace gpuctl::cli {
 namespace {
 
-bool confirmed(const NodeWorkflowCliOptions& options, std::string_view command, std::string_view question,
-               int& exit_code) {
-  if (options.yes) return true;
+Confirmation confirm(const NodeWorkflowCliOptions& options, std::string_view command, std::string_view question) {
+  if (options.yes) return Confirmation::go;
   if (!::isatty(STDIN_FILENO)) {
     fmt::print(stderr, "gpuctl: refusing to run {} without a terminal to confirm on; pass --yes in scripts\n", command);
-    exit_code = k_exit_usage;
-    return false;
+    return Confirmation::cannot_ask;
   }
   fmt::print("{} Only 'yes' is accepted: ", question);
   std::fflush(stdout);
   std::string answer;
   std::getline(std::cin, answer);
-  if (answer == "yes") return true;
+  if (answer == "yes") return Confirmation::go;
   fmt::print("Cancelled; nothing was changed.\n");
-  exit_code = k_exit_ok;
-  return false;
+  return Confirmation::declined;
 }
 
 }  // namespace
@@ -50,39 +47,20 @@ void add_node_workflow_options(CLI::App& command, NodeWorkflowCliOptions& option
   command.add_flag("--no-progress", options.target.no_progress, "No live progress view: plain lines on stderr");
 }
 
-int run_node_workflow(NodeWorkflowCliOptions& options, const GlobalOptions& globals, std::string_view command,
-                      std::string_view question, const NodeWorkflow& workflow) {
-  int exit_code = k_exit_ok;
-  options.target.limit = options.node;
-  auto setup = prepare_run(options.target, globals, exit_code);
-  if (!setup) return exit_code;
-  setup->session.drain_timeout = std::chrono::seconds(options.drain_timeout_s);
-  // --limit also takes groups and hostlists; these commands are for exactly one node.
-  if (setup->selected->nodes.size() != 1 || setup->selected->nodes[0]->name != options.node) {
-    fmt::print(stderr, "gpuctl: {} works on one node by name; '{}' selects {} node(s)\n", command, options.node,
-               setup->selected->nodes.size());
-    return k_exit_usage;
-  }
-  if (!confirmed(options, command, fmt::format(fmt::runtime(question), options.node), exit_code)) return exit_code;
-  auto recorded = start_recorded_run(*setup, options.state, command, state::LockMode::exclusive, exit_code);
-  if (!recorded) return exit_code;
-  Session session(setup->selected->inventory, setup->selected->nodes, std::move(setup->playbooks), setup->factory,
-                  setup->session, *setup->hooks);
-  const WorkflowContext context{session, setup->factory, *recorded->store, *recorded->recorder, options.resume};
-  auto report = workflow(context);
-  const bool cancelled = setup->session.cancel->cancelled();
-  if (!report) {
-    finish_recorded_run(*recorded, state::RunStatus::failed);
-    setup->hooks.reset();
-    fmt::print(stderr, "gpuctl: {}\n", report.error().to_string());
-    return report.error().code == ErrorCode::not_found ? k_exit_error : k_exit_nodes_failed;
-  }
-  const std::vector<exec::NodeOutcome> outcomes{report->outcome};
-  finish_recorded_run(*recorded, run_status_for(outcomes, cancelled));
-  setup->hooks.reset();  // the live view gives the terminal back before the report is printed
-  fmt::print("{}", options.json ? workflow_report_to_json(*report) : render_workflow_report(*report));
-  const std::vector<exec::NodeStatus> statuses{report->outcome.status};
-  return exit_code_for_nodes(statuses, cancelled);
+int run_node_workflow_command(const NodeWorkflowCliOptions& options, const GlobalOptions& globals,
+                              std::string_view command, std::string_view question, const NodeWorkflowCall& call) {
+  NodeWorkflowRequest request;
+  request.target = options.target.run_target();
+  request.node = options.node;
+  request.drain_timeout = std::chrono::seconds(options.drain_timeout_s);
+  request.resume_drained_by_other = options.resume;
+  const auto text = fmt::format(fmt::runtime(question), options.node);
+  const auto result = call(request, [&] { return confirm(options, command, text); },
+                           make_run_environment(options.target, globals, options.state.path));
+  print_failure(result.error);
+  if (result.report)
+    fmt::print("{}", options.json ? workflow_report_to_json(*result.report) : render_workflow_report(*result.report));
+  return exit_code_for(result.verdict);
 }
 
 }  // namespace gpuctl::cli

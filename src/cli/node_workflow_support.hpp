@@ -1,12 +1,11 @@
 #pragma once
-// What `replace-gpu` and `reimage` share: INVENTORY NODE, --yes/--json/--state, confirming,
-// the locked and recorded run around one node's workflow, the report and the exit code
-// (as apply's). Prints (this is the CLI).
+// What `replace-gpu` and `reimage` share on the command line: INVENTORY NODE, --yes/--json/
+// --state, the confirmation, the report and the exit code. The use case is in
+// api/node_workflow_use_case.hpp. Prints (this is the CLI).
 
 #include "run_support.hpp"
-#include "state_support.hpp"
 
-#include <gpuctl/api/node_workflows.hpp>
+#include <gpuctl/api/node_workflow_use_case.hpp>
 
 #include <functional>
 #include <string_view>
@@ -26,11 +25,12 @@ struct NodeWorkflowCliOptions {
 // Adds INVENTORY NODE, --yes, --json, --state, --playbook, --templates, --drain-timeout, --resume, --no-progress.
 void add_node_workflow_options(CLI::App& command, NodeWorkflowCliOptions& options);
 
-using NodeWorkflow = std::function<Result<NodeWorkflowReport>(const WorkflowContext&)>;
+using NodeWorkflowCall = std::function<NodeWorkflowResult(const NodeWorkflowRequest&, const ConfirmWorkflow&,
+                                                          const RunEnvironment&)>;
 
-// Confirms (`question`; refused without --yes off a terminal), takes the inventory's lock,
-// runs `workflow` on the one node and prints its report. Returns the exit code.
-int run_node_workflow(NodeWorkflowCliOptions& options, const GlobalOptions& globals, std::string_view command,
-                      std::string_view question, const NodeWorkflow& workflow);
+// Runs `call` with the request and a confirmation asking `question` (refused without --yes
+// off a terminal), prints its report. Returns the exit code.
+int run_node_workflow_command(const NodeWorkflowCliOptions& options, const GlobalOptions& globals,
+                              std::string_view command, std::string_view question, const NodeWorkflowCall& call);
 
 }  // namespace gpuctl::cli

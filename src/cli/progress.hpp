@@ -8,8 +8,7 @@
 
 #include "command_registry.hpp"
 
-#include <gpuctl/apply/hooks.hpp>
-#include <gpuctl/apply/tee_hooks.hpp>
+#include <gpuctl/api/run_request.hpp>
 #include <gpuctl/core/error.hpp>
 
 #include <memory>

@@ -3,7 +3,7 @@
 // thousand nodes finishing at once cost one repaint, not a thousand.
 #include "progress.hpp"
 
-#include <gpuctl/plan/plan.hpp>
+#include <gpuctl/api/run_request.hpp>
 
 #include <algorithm>
 #include <atomic>

@@ -1,7 +1,7 @@
 // Plain progress lines: what a run prints when stderr is not a terminal, or with --no-progress.
 #include "progress.hpp"
 
-#include <gpuctl/plan/plan.hpp>
+#include <gpuctl/api/run_request.hpp>
 
 #include <cstdlib>
 #include <ctime>

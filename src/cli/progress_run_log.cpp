@@ -3,8 +3,7 @@
 // is written, so `tail -f` follows a run and a crash loses nothing.
 #include "progress.hpp"
 
-#include <gpuctl/plan/plan.hpp>
-#include <gpuctl/plan/secrets.hpp>
+#include <gpuctl/api/run_request.hpp>
 #include <gpuctl/util/private_dir.hpp>
 
 #include <cerrno>
@@ -137,7 +136,7 @@ std::unique_ptr<RunHooks> make_run_hooks(const std::string& command, bool no_pro
   if (live) tee->add(make_live_hooks(globals.verbosity, color, STDERR_FILENO));
   else tee->add(make_log_hooks(globals.verbosity, color));
   std::string path;
-  if (auto log = open_run_log(default_state_dir() + "/logs", command, path)) {
+  if (auto log = open_run_log(default_run_log_dir(), command, path)) {
     tee->add(std::move(*log));
     if (globals.verbosity >= 1) fmt::print(stderr, "gpuctl: run log {}\n", path);
   } else {

@@ -3,31 +3,9 @@
 #include "interrupt.hpp"
 #include "progress.hpp"
 
-#include <gpuctl/apply/tee_hooks.hpp>
-#include <gpuctl/plan/secrets.hpp>
-#include <gpuctl/playbook/loader.hpp>
-#include <gpuctl/template/renderer.hpp>
-
 #include <fmt/format.h>
 
 namespace gpuctl::cli {
-namespace {
-
-std::optional<ConnectionKind> connection_override(const std::string& text) {
-  if (text == "local") return ConnectionKind::local;
-  if (text == "ssh") return ConnectionKind::ssh;
-  return std::nullopt;
-}
-
-}  // namespace
-
-// The recorder hears what the progress display hears.
-void add_hooks(RunSetup& setup, RunHooks& extra) {
-  auto tee = std::make_unique<TeeHooks>();
-  tee->add(std::move(setup.hooks));
-  tee->add_borrowed(extra);
-  setup.hooks = std::move(tee);
-}
 
 void add_drain_timeout_option(CLI::App& command, int& seconds) {
   command
@@ -54,36 +32,47 @@ void add_target_options(CLI::App& command, TargetOptions& options, bool inventor
   command.add_flag("--no-progress", options.no_progress, "No live progress view: plain timestamped lines on stderr");
 }
 
-std::unique_ptr<RunSetup> prepare_run(const TargetOptions& options, const GlobalOptions& globals, int& exit_code) {
-  auto setup = std::make_unique<RunSetup>();
-  setup->selected = load_selected_nodes(options.inventory, options.limit, globals.verbosity, exit_code);
-  if (!setup->selected) return nullptr;
-  const auto playbook_names = options.playbooks.empty() ? default_playbook_names() : options.playbooks;
-  auto playbooks = load_playbooks(playbook_names);
-  if (!playbooks) {
-    fmt::print(stderr, "gpuctl: {}\n", playbooks.error().to_string());
-    exit_code = k_exit_usage;
-    return nullptr;
-  }
-  setup->playbooks = std::move(*playbooks);
-  setup->session.playbook_names = playbook_names;
+void add_state_option(CLI::App& command, StateCliOptions& options) {
+  command.add_option("--state", options.path,
+                     "State database (default: $GPUCTL_STATE_DIR/state.db, else ~/.local/state/gpuctl/state.db)");
+}
+
+RunEnvironment make_offline_environment(const GlobalOptions& globals) {
+  RunEnvironment env;
+  env.on_diagnostic = [verbosity = globals.verbosity](const Diagnostic& diagnostic) {
+    if (diagnostic.severity == Severity::error || verbosity >= 0) fmt::print(stderr, "{}\n", diagnostic.to_string());
+  };
+  return env;
+}
+
+RunEnvironment make_environment(const GlobalOptions& globals, Warnings warnings) {
   static util::CancellationToken token;
   install_interrupt_handler(token);
-  const auto& inventory = setup->selected->inventory;
-  setup->session.forks = options.forks;
-  setup->session.cancel = &token;
-  setup->session.sources.templates_dir = options.templates_dir.empty() ? default_templates_dir() : options.templates_dir;
-  auto secrets_dir = default_secrets_dir(inventory.cluster.name);
-  if (!secrets_dir) {
-    fmt::print(stderr, "gpuctl: {}\n", secrets_dir.error().to_string());
-    exit_code = k_exit_usage;
-    return nullptr;
-  }
-  setup->session.sources.secrets_dir = std::move(*secrets_dir);
-  setup->factory = default_transport_factory(connection_override(options.connection));
+  RunEnvironment env;
+  const int verbosity = globals.verbosity;
+  const int warnings_from = warnings == Warnings::unless_quiet ? 0 : 1;
+  env.on_diagnostic = [verbosity, warnings_from](const Diagnostic& diagnostic) {
+    if (diagnostic.severity == Severity::error || verbosity >= warnings_from)
+      fmt::print(stderr, "{}\n", diagnostic.to_string());
+  };
+  env.on_notice = [](const std::string& text) { fmt::print(stderr, "gpuctl: {}\n", text); };
+  env.cancel = &token;
+  return env;
+}
+
+RunEnvironment make_run_environment(const TargetOptions& target, const GlobalOptions& globals,
+                                    const std::string& state_path) {
+  auto env = make_environment(globals);
   // Progress display and per-run log (src/cli/progress*.cpp).
-  setup->hooks = make_run_hooks(options.command, options.no_progress, globals);
-  return setup;
+  env.make_progress = [command = target.command, no_progress = target.no_progress, &globals] {
+    return make_run_hooks(command, no_progress, globals);
+  };
+  env.state_path = state_path;
+  return env;
+}
+
+void print_failure(const std::string& message) {
+  if (!message.empty()) fmt::print(stderr, "gpuctl: {}\n", message);
 }
 
 }  // namespace gpuctl::cli

@@ -1,14 +1,14 @@
 #pragma once
-// What plan, apply and verify share on the command line: the target options, loading the
-// inventory and playbooks, and a progress log. Prints to stderr (this is the CLI).
+// What the commands that work on nodes share on the command line: the target options, the
+// --state and --drain-timeout options, and the run's environment as the CLI sets it up
+// (diagnostics and notices on stderr, the progress display and run log, Ctrl-C). Prints to
+// stderr (this is the CLI).
 
-#include "cli_inventory.hpp"
 #include "command_registry.hpp"
 
-#include <gpuctl/api/session.hpp>
+#include <gpuctl/api/run_request.hpp>
+#include <gpuctl/api/verdict.hpp>
 
-#include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +23,8 @@ struct TargetOptions {
   std::string templates_dir;
   bool no_progress = false;
   std::string command;                    // the subcommand, names the run log
+
+  RunTarget run_target() const { return {inventory, limit, forks, connection, playbooks, templates_dir, command}; }
 };
 
 // Adds INVENTORY, --limit, --forks, --connection, --playbook, --templates, --no-progress.
@@ -31,22 +33,27 @@ void add_target_options(CLI::App& command, TargetOptions& options, bool inventor
 // --drain-timeout SECONDS, for the commands that drain nodes in Slurm (apply, replace-gpu, reimage).
 void add_drain_timeout_option(CLI::App& command, int& seconds);
 
-// Everything a Session needs. Holds the inventory the session points into: never copy it.
-struct RunSetup {
-  std::optional<SelectedNodes> selected;
-  std::vector<Playbook> playbooks;
-  SessionOptions session;
-  TransportFactory factory;
-  std::unique_ptr<RunHooks> hooks;
+struct StateCliOptions {
+  std::string path;   // --state; empty: $GPUCTL_STATE_DIR/state.db or ~/.local/state/gpuctl/state.db
 };
 
-// Loads and checks everything; on failure prints why, sets `exit_code` (2 for bad input) and
-// returns nullptr. Installs the Ctrl-C handler.
-std::unique_ptr<RunSetup> prepare_run(const TargetOptions& options, const GlobalOptions& globals, int& exit_code);
+void add_state_option(CLI::App& command, StateCliOptions& options);
 
-// A second listener of the run's events, e.g. the run recorder: setup.hooks becomes a TeeHooks
-// of the current hooks and `extra` (borrowed: it must outlive the Session). Call before the
-// Session is made.
-void add_hooks(RunSetup& setup, RunHooks& extra);
+// Which inventory warnings are printed: from the default verbosity, or only with -v.
+enum class Warnings { unless_quiet, when_verbose };
+
+// Diagnostics on stderr (errors always, warnings per `warnings`), notices as "gpuctl: TEXT",
+// and the Ctrl-C handler installed for the run's cancellation token.
+RunEnvironment make_environment(const GlobalOptions& globals, Warnings warnings = Warnings::unless_quiet);
+
+// For commands that contact no node: diagnostics only, no Ctrl-C handler.
+RunEnvironment make_offline_environment(const GlobalOptions& globals);
+
+// make_environment plus the progress display and run log (`command` names it) and the history.
+RunEnvironment make_run_environment(const TargetOptions& target, const GlobalOptions& globals,
+                                    const std::string& state_path = {});
+
+// Prints "gpuctl: MESSAGE" on stderr; nothing for an empty message (already told).
+void print_failure(const std::string& message);
 
 }  // namespace gpuctl::cli

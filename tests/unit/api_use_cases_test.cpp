@@ -1,0 +1,401 @@
+// The use cases of api/ end to end over fake nodes (fake_node.hpp): plan -> apply -> verify,
+// saved plans accepted and refused, the Slurm drain around disruptive changes, batches and
+// --max-fail, facts' exit rule, and the node workflows. No SSH, no root: each test runs in
+// milliseconds.
+#include <gpuctl/api/apply_use_case.hpp>
+#include <gpuctl/api/facts_use_case.hpp>
+#include <gpuctl/api/hostkeys_use_case.hpp>
+#include <gpuctl/api/node_workflow_use_case.hpp>
+#include <gpuctl/api/plan_use_case.hpp>
+#include <gpuctl/api/verify_use_case.hpp>
+#include <gpuctl/plan/render.hpp>
+
+#include "fake_node.hpp"
+#include "temp_dir.hpp"
+
+#include <gpuctl_build_paths.hpp>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace gpuctl {
+namespace {
+
+using testing::FakeCluster;
+using testing::FakeNode;
+using testing::TempDir;
+
+constexpr const char* k_conf = "/etc/gpuctl-test.conf";
+constexpr const char* k_marker = "/var/lib/gpuctl-test/done";
+constexpr const char* k_driver = "nvidia-driver-550";
+
+std::string slurm_capture(const std::string& name) {
+  std::ifstream in(std::string(GPUCTL_TEST_DATA_DIR) + "/slurm/" + name, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::size_t index_of(const std::vector<std::string>& commands, std::string_view needle) {
+  for (std::size_t i = 0; i < commands.size(); ++i)
+    if (commands[i].find(needle) != std::string::npos) return i;
+  return commands.size();
+}
+
+bool ran(const FakeNode& node, std::string_view needle) { return index_of(node.commands, needle) < node.commands.size(); }
+
+class UseCases : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    write_inventory({"gpu01", "gpu02"});
+  }
+
+  void write_inventory(const std::vector<std::string>& hosts, bool slurm = false) {
+    std::string text = "cluster:\n  name: lab\n";
+    if (slurm) text += "  slurm:\n    controller: " + hosts.front() + "\n";
+    text += "hosts:\n";
+    for (const auto& host : hosts) {
+      text += "  " + host + ":\n";
+      m_cluster.add(host);
+      m_cluster.nodes.at(host)->set_apt_packages({k_driver});
+    }
+    m_inventory = m_dir.write("cluster.yaml", text);
+    std::filesystem::create_directories(m_dir / "templates");
+    m_dir.write("templates/test.conf.mustache", "managed by gpuctl for {{cluster.name}}\n");
+    m_playbook = m_dir.write("test-node.yaml",
+                             "name: test-node\n"
+                             "steps:\n"
+                             "  - name: config\n"
+                             "    resources:\n"
+                             "      - file: /etc/gpuctl-test.conf\n"
+                             "        template: test.conf.mustache\n"
+                             "      - command: touch /var/lib/gpuctl-test/done\n"
+                             "        creates: /var/lib/gpuctl-test/done\n"
+                             "    checks: [nouveau_not_loaded]\n"
+                             "  - name: driver\n"
+                             "    resources:\n"
+                             "      - package: nvidia-driver-550\n");
+  }
+
+  RunTarget target(std::string limit = {}) const {
+    RunTarget t;
+    t.inventory = m_inventory;
+    t.limit = std::move(limit);
+    t.playbooks = {m_playbook};
+    t.templates_dir = m_dir / "templates";
+    t.command = "test";
+    return t;
+  }
+
+  RunEnvironment env() {
+    RunEnvironment e;
+    e.transport_factory = m_cluster.factory();
+    e.secrets_dir = m_dir / "secrets";
+    e.state_path = m_dir / "state.db";
+    e.on_diagnostic = [this](const Diagnostic& d) { diagnostics.push_back(d.to_string()); };
+    e.on_notice = [this](const std::string& text) { notices.push_back(text); };
+    return e;
+  }
+
+  ApplySettings fast() const {
+    ApplySettings settings;
+    settings.drain_poll = std::chrono::milliseconds(0);
+    settings.settle_poll = std::chrono::milliseconds(0);
+    return settings;
+  }
+
+  FakeNode& node(const std::string& name) { return *m_cluster.nodes.at(name); }
+
+  TempDir m_dir;
+  FakeCluster m_cluster;
+  std::string m_inventory;
+  std::string m_playbook;
+  std::vector<std::string> diagnostics;
+  std::vector<std::string> notices;
+};
+
+TEST_F(UseCases, PlanApplyVerifyConvergesTheNodesAndPlanAgainShowsNoChange) {
+  const auto planned = run_plan({target()}, env());
+  ASSERT_EQ(planned.verdict, Verdict::changes_pending) << planned.error << ::testing::PrintToString(diagnostics);
+  ASSERT_EQ(planned.plan.nodes.size(), 2u);
+  for (const auto& node_plan : planned.plan.nodes) {
+    EXPECT_EQ(node_plan.status, NodePlanStatus::planned) << node_plan.error;
+    EXPECT_EQ(node_plan.changes.size(), 3u) << node_plan.node;  // the file, the command, the package
+  }
+  EXPECT_FALSE(ran(node("gpu01"), "apt-get install")) << "plan changed a node";
+
+  std::vector<std::string> shown;
+  ApplyCallbacks callbacks;
+  callbacks.show_plan = [&](const Plan& plan) { shown.push_back(std::to_string(plan.nodes.size())); };
+  callbacks.confirm = [](const Plan&) { return Confirmation::go; };
+  const auto applied = run_apply({target(), fast()}, callbacks, env());
+  ASSERT_EQ(applied.verdict, Verdict::ok) << applied.error;
+  EXPECT_EQ(applied.stage, ApplyStage::applied);
+  EXPECT_EQ(shown, std::vector<std::string>{"2"});
+  ASSERT_EQ(applied.outcomes.size(), 2u);
+  for (const auto& name : {"gpu01", "gpu02"}) {
+    auto& n = node(name);
+    EXPECT_EQ(n.files.at(k_conf), "managed by gpuctl for lab\n");
+    EXPECT_EQ(n.attributes.at(k_conf).mode, 0644u);
+    EXPECT_TRUE(n.files.contains(k_marker));
+    EXPECT_TRUE(n.packages.contains(k_driver));
+  }
+
+  const auto again = run_plan({target()}, env());
+  EXPECT_EQ(again.verdict, Verdict::ok) << render_plan_text(again.plan);
+  EXPECT_FALSE(again.plan.has_changes());
+
+  const auto verified = run_verify({target()}, env());
+  ASSERT_EQ(verified.verdict, Verdict::ok) << verified.error;
+  ASSERT_EQ(verified.outcomes.size(), 2u);
+  ASSERT_EQ(verified.outcomes[0].checks.size(), 1u);
+  EXPECT_EQ(verified.outcomes[0].checks[0].name, "nouveau_not_loaded");
+  EXPECT_EQ(verified.outcomes[0].checks[0].status, CheckStatus::pass);
+  ASSERT_TRUE(verified.inventory);
+  EXPECT_EQ(verified.inventory->cluster.name, "lab");
+
+  node("gpu02").modules += "nouveau 2383872 0 - Live 0x0000000000000000\n";
+  const auto failing = run_verify({target()}, env());
+  EXPECT_EQ(failing.verdict, Verdict::nodes_failed);
+  EXPECT_EQ(failing.outcomes[0].outcome.status, exec::NodeStatus::ok);
+  EXPECT_EQ(failing.outcomes[1].outcome.status, exec::NodeStatus::failed);
+}
+
+TEST_F(UseCases, DeclinedApplyChangesNothingAndCannotAskIsAUsageError) {
+  ApplyCallbacks callbacks;
+  callbacks.confirm = [](const Plan&) { return Confirmation::declined; };
+  const auto declined = run_apply({target(), fast()}, callbacks, env());
+  EXPECT_EQ(declined.verdict, Verdict::ok);
+  EXPECT_EQ(declined.stage, ApplyStage::declined);
+  EXPECT_FALSE(node("gpu01").files.contains(k_conf));
+
+  callbacks.confirm = [](const Plan&) { return Confirmation::cannot_ask; };
+  const auto refused = run_apply({target(), fast()}, callbacks, env());
+  EXPECT_EQ(refused.verdict, Verdict::invalid_input);
+  EXPECT_FALSE(ran(node("gpu02"), "apt-get install"));
+}
+
+TEST_F(UseCases, UnreachableNodeFailsOnlyItself) {
+  m_cluster.nodes.erase("gpu02");
+  const auto planned = run_plan({target()}, env());
+  EXPECT_EQ(planned.verdict, Verdict::error);  // plan: a node it could not plan is an error
+  const auto applied = run_apply({target(), fast()}, {}, env());
+  EXPECT_EQ(applied.verdict, Verdict::nodes_unreachable);
+  EXPECT_EQ(applied.outcomes[0].outcome.status, exec::NodeStatus::changed);
+  EXPECT_EQ(applied.outcomes[1].outcome.status, exec::NodeStatus::unreachable);
+}
+
+TEST_F(UseCases, InvalidInventoryIsInvalidInputWithItsDiagnostics) {
+  m_dir.write("cluster.yaml", "cluster: {name: lab}\nhots:\n  gpu01:\n");
+  const auto planned = run_plan({target()}, env());
+  EXPECT_EQ(planned.verdict, Verdict::invalid_input);
+  EXPECT_FALSE(diagnostics.empty());
+  EXPECT_EQ(run_plan({target("gpu[")}, env()).verdict, Verdict::invalid_input);
+}
+
+TEST_F(UseCases, BadLimitIsInvalidInputNamingTheOption) {
+  const auto planned = run_plan({target("nosuchgroup")}, env());
+  EXPECT_EQ(planned.verdict, Verdict::invalid_input);
+  EXPECT_TRUE(planned.error.starts_with("--limit: ")) << planned.error;
+}
+
+class SavedPlans : public UseCases {
+ protected:
+  std::string save_plan(const std::string& limit = {}) {
+    const auto planned = run_plan({target(limit)}, env());
+    EXPECT_EQ(planned.verdict, Verdict::changes_pending) << planned.error;
+    return m_dir.write("plan.json", plan_to_json(planned.plan));
+  }
+  ApplyResult apply_saved(const std::string& path, RunTarget given = {}) {
+    given.command = "apply";
+    return run_apply_saved_plan({path, given, fast()}, env());
+  }
+};
+
+TEST_F(SavedPlans, UnchangedPlanIsAppliedExactly) {
+  const auto path = save_plan();
+  EXPECT_TRUE(is_saved_plan_file(path));
+  EXPECT_FALSE(is_saved_plan_file(m_inventory));
+  const auto applied = apply_saved(path);
+  ASSERT_EQ(applied.verdict, Verdict::ok) << applied.error;
+  EXPECT_EQ(applied.stage, ApplyStage::applied);
+  EXPECT_EQ(node("gpu01").files.at(k_conf), "managed by gpuctl for lab\n");
+}
+
+TEST_F(SavedPlans, NodeChangedSinceIsRefusedAndNothingIsApplied) {
+  const auto path = save_plan();
+  node("gpu02").files[k_conf] = "edited by hand\n";
+  const auto applied = apply_saved(path);
+  EXPECT_EQ(applied.verdict, Verdict::error);
+  EXPECT_EQ(applied.stage, ApplyStage::planned);
+  EXPECT_NE(applied.error.find("refusing the saved plan " + path), std::string::npos) << applied.error;
+  EXPECT_NE(applied.error.find("gpu02"), std::string::npos) << applied.error;
+  for (const auto& name : {"gpu01", "gpu02"}) EXPECT_FALSE(ran(node(name), "apt-get install")) << name;
+  EXPECT_EQ(node("gpu02").files.at(k_conf), "edited by hand\n");
+}
+
+TEST_F(SavedPlans, InventoryChangedSinceIsRefused) {
+  const auto path = save_plan();
+  std::ofstream(m_inventory, std::ios::app) << "# a comment changes the digest\n";
+  const auto applied = apply_saved(path);
+  EXPECT_EQ(applied.verdict, Verdict::error);
+  EXPECT_NE(applied.error.find("inventory"), std::string::npos) << applied.error;
+}
+
+TEST_F(SavedPlans, CommandLineContradictingThePlanIsInvalidInput) {
+  const auto path = save_plan("gpu01");
+  RunTarget given;
+  given.limit = "gpu02";
+  const auto applied = apply_saved(path, given);
+  EXPECT_EQ(applied.verdict, Verdict::invalid_input);
+  EXPECT_NE(applied.error.find("--limit 'gpu02' is not the plan's ('gpu01')"), std::string::npos) << applied.error;
+  EXPECT_EQ(apply_saved(m_dir.write("broken.json", "{\"format_version\": 99}")).verdict, Verdict::invalid_input);
+}
+
+TEST_F(UseCases, DisruptiveChangeIsAppliedInsideGpuctlsOwnDrainAndResumed) {
+  write_inventory({"gpu01", "gpu02"}, /*slurm=*/true);
+  auto& own = node("gpu01");
+  auto& other = node("gpu02");
+  for (auto* n : {&own, &other}) {
+    n->on_command("squeue", {0, "", "", {}});
+    n->on_command("scontrol update", {0, "", "", {}});
+  }
+  own.on_command("scontrol show node", {0, slurm_capture("scontrol-node-idle.txt"), "", {}});
+  // The capture's drain is an earlier gpuctl run's; an admin's reason makes it someone else's.
+  auto drained = slurm_capture("scontrol-node-drained.txt");
+  drained.replace(drained.find("gpuctl test: maintenance"), 24, "bad fan, RMA pending");
+  other.on_command("scontrol show node", {0, drained, "", {}});
+  const auto applied = run_apply({target(), fast()}, {}, env());
+  ASSERT_EQ(applied.verdict, Verdict::ok) << applied.error << applied.outcomes[0].outcome.reason;
+
+  const auto drain = index_of(own.commands, "state=drain");
+  const auto install = index_of(own.commands, "apt-get install");
+  const auto resume = index_of(own.commands, "state=resume");
+  ASSERT_LT(drain, own.commands.size()) << ::testing::PrintToString(own.commands);
+  EXPECT_NE(own.commands[drain].find("gpuctl run: driver"), std::string::npos) << own.commands[drain];
+  EXPECT_LT(drain, index_of(own.commands, "squeue"));
+  EXPECT_LT(index_of(own.commands, "squeue"), install);
+  EXPECT_LT(install, resume);
+  EXPECT_LT(resume, own.commands.size());
+
+  // Someone else's drain: worked on, never drained again nor resumed.
+  EXPECT_TRUE(ran(other, "apt-get install"));
+  EXPECT_FALSE(ran(other, "scontrol update")) << ::testing::PrintToString(other.commands);
+}
+
+TEST_F(UseCases, FailedVerifyAfterTheWorkLeavesTheNodeDrainedWithTheCheck) {
+  write_inventory({"gpu01"}, /*slurm=*/true);
+  auto& n = node("gpu01");
+  n.modules += "nouveau 2383872 0 - Live 0x0000000000000000\n";
+  n.on_command("squeue", {0, "", "", {}});
+  n.on_command("scontrol update", {0, "", "", {}});
+  n.on_command("scontrol show node", {0, slurm_capture("scontrol-node-idle.txt"), "", {}});
+  const auto applied = run_apply({target(), fast()}, {}, env());
+  EXPECT_EQ(applied.verdict, Verdict::nodes_failed);
+  EXPECT_NE(applied.outcomes[0].outcome.reason.find("verify after apply failed: nouveau_not_loaded"),
+            std::string::npos)
+      << applied.outcomes[0].outcome.reason;
+  EXPECT_FALSE(ran(n, "state=resume"));
+  EXPECT_TRUE(ran(n, "gpuctl: verify failed: nouveau_not_loaded")) << ::testing::PrintToString(n.commands);
+}
+
+TEST_F(UseCases, BatchesStopOnceMaxFailIsPassed) {
+  write_inventory({"gpu01", "gpu02", "gpu03"});
+  node("gpu01").fail_install = k_driver;
+  auto settings = fast();
+  settings.batch_size = "1";
+  settings.max_fail = "0%";
+  const auto applied = run_apply({target(), settings}, {}, env());
+  EXPECT_EQ(applied.verdict, Verdict::nodes_failed);
+  ASSERT_EQ(applied.outcomes.size(), 3u);
+  EXPECT_EQ(applied.outcomes[0].outcome.status, exec::NodeStatus::failed);
+  EXPECT_EQ(applied.outcomes[0].result.failed_step, "driver");
+  for (std::size_t i = 1; i < 3; ++i) {
+    EXPECT_EQ(applied.outcomes[i].outcome.status, exec::NodeStatus::skipped);
+    EXPECT_NE(applied.outcomes[i].outcome.reason.find("over --max-fail 0%"), std::string::npos);
+  }
+  EXPECT_FALSE(ran(node("gpu02"), "apt-get install"));
+  EXPECT_FALSE(node("gpu03").files.contains(k_conf));
+
+  auto bad = fast();
+  bad.max_fail = "lots";
+  EXPECT_EQ(run_apply({target(), bad}, {}, env()).verdict, Verdict::invalid_input);
+}
+
+TEST_F(UseCases, SecondApplyWhileTheLockIsHeldIsLocked) {
+  // The first apply holds the lock while it asks for confirmation; the second is refused.
+  ApplyCallbacks callbacks;
+  ApplyResult second;
+  callbacks.confirm = [&](const Plan&) {
+    second = run_apply({target(), fast()}, {}, env());
+    return Confirmation::declined;
+  };
+  run_apply({target(), fast()}, callbacks, env());
+  EXPECT_EQ(second.verdict, Verdict::locked) << second.error;
+}
+
+TEST_F(UseCases, FactsOfAnInvalidInventoryIsAUsageError) {
+  m_dir.write("cluster.yaml", "cluster: {name: lab}\nhosts: [\n");
+  const auto result = run_facts({m_inventory, "", "", 4}, env());
+  EXPECT_EQ(result.verdict, Verdict::invalid_input);  // exit 2, as docs/exit-codes.md says
+  EXPECT_EQ(run_facts({"", "", "ssh", 4}, env()).verdict, Verdict::invalid_input);
+}
+
+TEST_F(UseCases, FactsGathersEveryNodeAndReportsTheUnreachable) {
+  m_cluster.nodes.erase("gpu02");
+  const auto result = run_facts({m_inventory, "", "", 4}, env());
+  EXPECT_EQ(result.verdict, Verdict::nodes_unreachable);
+  ASSERT_EQ(result.outcomes.size(), 2u);
+  ASSERT_TRUE(result.outcomes[0].facts);
+  EXPECT_EQ(result.outcomes[0].facts->boot_id.value, node("gpu01").boot_id);
+  EXPECT_EQ(result.outcomes[1].status, exec::NodeStatus::unreachable);
+}
+
+TEST_F(UseCases, HostKeysScanFailsOnAnUnknownKeyAndUnreachableWins) {
+  HostKeysRequest request;
+  request.inventory = m_inventory;
+  request.probe = [](const Node& node, HostKeyAction, ChangedKeyPolicy) -> Result<HostKeyInfo> {
+    HostKeyInfo info;
+    info.node = node.name;
+    info.state = node.name == "gpu01" ? HostKeyState::known : HostKeyState::unknown;
+    return info;
+  };
+  auto result = run_hostkeys(request, env());
+  EXPECT_EQ(result.verdict, Verdict::nodes_failed);
+  EXPECT_EQ(result.nodes[0].outcome.status, exec::NodeStatus::ok);
+  EXPECT_EQ(result.nodes[1].outcome.status, exec::NodeStatus::failed);
+
+  request.action = HostKeyAction::accept;
+  EXPECT_EQ(run_hostkeys(request, env()).verdict, Verdict::ok);  // recording an unknown key is the point
+
+  request.probe = [](const Node& node, HostKeyAction, ChangedKeyPolicy) -> Result<HostKeyInfo> {
+    if (node.name == "gpu01") return fail(ErrorCode::host_key, "host key changed");
+    return fail(ErrorCode::transport, "connection refused");
+  };
+  result = run_hostkeys(request, env());
+  EXPECT_EQ(result.verdict, Verdict::nodes_unreachable);
+  EXPECT_EQ(result.nodes[0].outcome.status, exec::NodeStatus::failed);
+  EXPECT_FALSE(result.nodes[0].info);
+}
+
+TEST_F(UseCases, ReplaceGpuWithoutRecordedFactsIsAnErrorAndWorksOnOneNodeOnly) {
+  NodeWorkflowRequest request;
+  request.target = target();
+  request.node = "gpu01";
+  const auto result = run_replace_gpu(request, [] { return Confirmation::go; }, env());
+  EXPECT_EQ(result.verdict, Verdict::error);
+  EXPECT_NE(result.error.find("no facts of gpu01 are recorded"), std::string::npos) << result.error;
+  EXPECT_FALSE(ran(node("gpu01"), "nvidia-smi -i"));
+
+  request.node = "gpu[01-02]";
+  EXPECT_EQ(run_replace_gpu(request, {}, env()).verdict, Verdict::invalid_input);
+
+  request.node = "gpu01";
+  const auto declined = run_replace_gpu(request, [] { return Confirmation::declined; }, env());
+  EXPECT_TRUE(declined.declined);
+  EXPECT_EQ(declined.verdict, Verdict::ok);
+}
+
+}  // namespace
+}  // namespace gpuctl

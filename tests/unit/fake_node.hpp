@@ -1,0 +1,180 @@
+#pragma once
+// A FakeTransport that behaves enough like a node for the use cases (api/*_use_case.hpp) to
+// plan, apply and verify it: it answers the facts batch (boot id, kernel, loaded modules) and
+// the state probe from its own files and packages, writes files into them, "installs" a
+// package on apt-get install and creates a file on `touch`. Anything else is answered by the
+// FakeTransport's rules (e.g. scontrol and squeue). Records every command.
+
+#include "fake_transport.hpp"
+
+#include <gpuctl/transport/transport_factory.hpp>
+
+#include <cctype>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+namespace gpuctl::testing {
+
+class FakeNode : public FakeTransport {
+ public:
+  explicit FakeNode(std::string node) : FakeTransport(std::move(node)) {}
+
+  std::string boot_id = "0b5c8d1e-2f3a-4b6c-9d7e-8f9a0b1c2d3e";
+  std::string modules = "nvidia 104067072 2 - Live 0x0000000000000000 (OE)\n";
+  std::map<std::string, std::string> packages;     // installed: name -> version
+  std::string fail_install;                        // apt-get install of this package exits 100
+  bool answer_everything = true;                   // a command no rule answers exits 0 (systemctl, apt-mark, ...)
+
+  Result<CommandResult> run(const std::string& command, const CommandOptions& options = {}) override {
+    const std::lock_guard lock(m_mutex);
+    if (const auto at = command.find("@@gpuctl-"); at != std::string::npos) {
+      commands.push_back("facts probe");
+      return CommandResult{0, facts_batch(command, at), "", {}};
+    }
+    if (command == "sh -s" && options.stdin_data.find("@@done") != std::string::npos) {
+      commands.push_back("state probe");
+      return CommandResult{0, state_probe(options.stdin_data), "", {}};
+    }
+    if (command.find("apt-get install") != std::string::npos) {
+      for (const auto& [name, version] : wanted_packages(command)) {
+        if (name == fail_install) {
+          commands.push_back(command);
+          return CommandResult{100, "E: Unable to locate package " + name + "\n", "", {}};
+        }
+        packages[name] = version.empty() ? "1.0" : version;
+      }
+      commands.push_back(command);
+      return CommandResult{0, "", "", {}};
+    }
+    if (command.starts_with("touch ")) {
+      files[command.substr(6)] = "";
+      commands.push_back(command);
+      return CommandResult{0, "", "", {}};
+    }
+    auto result = FakeTransport::run(command, options);
+    if (result && result->exit_code == 127 && answer_everything) return CommandResult{0, "", "", {}};
+    return result;
+  }
+
+  Result<void> write_file(const std::string& path, const std::string& content, const WriteOptions& options = {}) override {
+    const std::lock_guard lock(m_mutex);
+    return FakeTransport::write_file(path, content, options);
+  }
+
+  // Packages named in the probe's dpkg-query that the script should report, for `wanted_packages`.
+  void set_apt_packages(std::set<std::string> names) { m_known_packages = std::move(names); }
+
+ private:
+  // The batch the facts probe prints, for the nonce of its markers.
+  std::string facts_batch(const std::string& script, std::size_t at) const {
+    std::size_t end = at + 9;
+    while (end < script.size() && std::isalnum(static_cast<unsigned char>(script[end]))) ++end;
+    const std::string marker = script.substr(at, end - at);
+    const std::map<std::string, std::pair<int, std::string>> probes{
+        {"kernel", {0, "6.1.0-test\n"}}, {"boot_id", {0, boot_id + "\n"}}, {"uptime", {0, "100.0 50.0\n"}},
+        {"modules", {0, modules}},
+    };
+    std::string text;
+    for (const auto& [name, probe] : probes)
+      text += marker + " begin " + name + "\n" + probe.second + "\n" + marker + " end " + name +
+              " rc=" + std::to_string(probe.first) + "\n\n" + marker + " stderr-end " + name + "\n";
+    return text;
+  }
+
+  // The state probe's output for the files, guards and packages its script asks about.
+  std::string state_probe(const std::string& script) {
+    static const std::regex file_line(R"(if \[ -f '?([^' ]*)'? \]; then printf '@@file (\d+) )");
+    static const std::regex guard_line(R"(if \[ -e '?([^' ]*)'? \]; then echo '@@guard (\d+) 0')");
+    static const std::regex packages_line(R"(dpkg-query -W -f='@@pkg [^']*' (.*) 2>/dev/null)");
+    std::string out;
+    std::smatch m;
+    std::istringstream lines(script);
+    for (std::string line; std::getline(lines, line);) {
+      if (std::regex_search(line, m, file_line)) {
+        const auto it = files.find(m[1]);
+        if (it == files.end()) {
+          out += "@@absent " + m[2].str() + "\n";
+          continue;
+        }
+        const auto a = attributes.contains(m[1]) ? attributes.at(m[1]) : FileAttributes{true, 0644, "root", "root", 0};
+        char mode[8];
+        std::snprintf(mode, sizeof mode, "%o", a.mode);
+        out += "@@file " + m[2].str() + " " + mode + " " + a.owner + " " + a.group + " " +
+               std::to_string(it->second.size()) + "\n" + it->second + "\n";
+      } else if (std::regex_search(line, m, guard_line)) {
+        out += "@@guard " + m[2].str() + (files.contains(m[1]) ? " 0\n" : " 1\n");
+      } else if (std::regex_search(line, m, packages_line)) {
+        std::istringstream names(m[1].str());
+        for (std::string name; names >> name;) {
+          if (name.size() >= 2 && name.front() == '\'') name = name.substr(1, name.size() - 2);
+          if (const auto it = packages.find(name); it != packages.end()) out += "@@pkg " + name + " ii  " + it->second + "\n";
+        }
+      }
+    }
+    return out + "@@done\n";
+  }
+
+  // The packages an apt-get install line names (those the test declared, with a =version if any).
+  std::map<std::string, std::string> wanted_packages(const std::string& command) const {
+    std::map<std::string, std::string> out;
+    for (const auto& name : m_known_packages)
+      if (const auto at = command.find(name); at != std::string::npos) {
+        std::string version;
+        if (at + name.size() < command.size() && command[at + name.size()] == '=') {
+          const auto from = at + name.size() + 1;
+          version = command.substr(from, command.find_first_of(" '\n", from) - from);
+        }
+        out[name] = version;
+      }
+    return out;
+  }
+
+  std::mutex m_mutex;
+  std::set<std::string> m_known_packages;
+};
+
+// The pool owns (and after a reboot destroys) what the factory returns: it gets a forwarder,
+// and the FakeNodes stay with the test.
+class NodeForwarder : public Transport {
+ public:
+  explicit NodeForwarder(FakeNode& target) : m_target(target) {}
+  const std::string& node() const override { return m_target.node(); }
+  Result<CommandResult> run(const std::string& command, const CommandOptions& options) override {
+    return m_target.run(command, options);
+  }
+  Result<std::string> read_file(const std::string& path, bool become) override { return m_target.read_file(path, become); }
+  Result<void> write_file(const std::string& path, const std::string& content, const WriteOptions& options) override {
+    return m_target.write_file(path, content, options);
+  }
+  Result<FileAttributes> stat_file(const std::string& path, bool become) override { return m_target.stat_file(path, become); }
+
+ private:
+  FakeNode& m_target;
+};
+
+// Fake nodes by name; `factory()` reaches them (a name it does not know is unreachable).
+struct FakeCluster {
+  std::map<std::string, std::unique_ptr<FakeNode>> nodes;
+
+  FakeNode& add(const std::string& name) {
+    auto& node = nodes[name];
+    node = std::make_unique<FakeNode>(name);
+    return *node;
+  }
+
+  TransportFactory factory() {
+    return [this](const Node& node) -> Result<std::unique_ptr<Transport>> {
+      const auto it = nodes.find(node.name);
+      if (it == nodes.end()) return fail(ErrorCode::transport, node.name + ": connection refused");
+      return std::unique_ptr<Transport>(std::make_unique<NodeForwarder>(*it->second));
+    };
+  }
+};
+
+}  // namespace gpuctl::testing
