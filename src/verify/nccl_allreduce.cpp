@@ -3,7 +3,9 @@
 
 #include <gpuctl/util/strings.hpp>
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <fmt/format.h>
 #include <map>
 
@@ -13,11 +15,24 @@ namespace {
 constexpr std::string_view k_marker = "@@nccl ";
 constexpr std::string_view k_program_tag = "gpuctl-nccl-allreduce:";
 constexpr int k_run_timeout_s = 300;
+constexpr std::int64_t k_max_gpus = 1 << 16;
 
+// A finite number as the node printed it; nan, inf and anything else is no number.
 std::optional<double> number(std::string_view text) {
   double value = 0;
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc{} || ptr != text.data() + text.size() || text.empty()) return std::nullopt;
+  if (ec != std::errc{} || ptr != text.data() + text.size() || text.empty() || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+// A count (GPUs, bytes, wrong elements): a non-negative integer small enough that sums of a few
+// of them stay exact; a node printing 1e30 or -1 gets a parse error, not a wrapped integer.
+std::optional<std::int64_t> count(std::string_view text) {
+  constexpr std::int64_t k_max_count = std::int64_t{1} << 53;
+  std::int64_t value = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc{} || ptr != text.data() + text.size() || text.empty() || value < 0 || value > k_max_count)
+    return std::nullopt;
   return value;
 }
 
@@ -120,16 +135,17 @@ Result<NcclAllreduceResult> parse_gpuctl_allreduce_output(std::string_view outpu
     }
     NcclAllreduceResult result;
     const auto field = [&](const char* name) { return fields.contains(name) ? number(fields[name]) : std::nullopt; };
-    const auto gpus = field("gpus"), bytes = field("bytes"), time = field("time_us"), algbw = field("algbw_GBps"),
-               busbw = field("busbw_GBps"), wrong = field("wrong");
-    if (!gpus || !bytes || !time || !algbw || !busbw || !wrong)
+    const auto counted = [&](const char* name) { return fields.contains(name) ? count(fields[name]) : std::nullopt; };
+    const auto gpus = counted("gpus"), bytes = counted("bytes"), wrong = counted("wrong");
+    const auto time = field("time_us"), algbw = field("algbw_GBps"), busbw = field("busbw_GBps");
+    if (!gpus || *gpus > k_max_gpus || !bytes || !time || !algbw || !busbw || !wrong)
       return fail(ErrorCode::parse, fmt::format("unexpected result line '{}'", line));
     result.gpus = static_cast<int>(*gpus);
-    result.bytes = static_cast<std::int64_t>(*bytes);
+    result.bytes = *bytes;
     result.time_us = *time;
     result.algbw_gbs = *algbw;
     result.busbw_gbs = *busbw;
-    result.wrong = static_cast<std::int64_t>(*wrong);
+    result.wrong = *wrong;
     result.nccl_version = fields["nccl"];
     return result;
   }
@@ -149,12 +165,13 @@ Result<NcclAllreduceResult> parse_all_reduce_perf(std::string_view output) {
       if (!cells.empty() && cells[0] == "size") header = std::move(cells);
       else if (cells.size() >= 4 && cells[0] == "nThread")
         for (std::size_t i = 0; i + 1 < cells.size(); ++i)
-          if (cells[i] == "nGpus") gpus = static_cast<int>(number(cells[i + 1]).value_or(0));
+          if (cells[i] == "nGpus") gpus = static_cast<int>(std::min(count(cells[i + 1]).value_or(0), k_max_gpus));
       continue;
     }
     if (trimmed.empty() || header.empty()) continue;
     const auto cells = words(trimmed);
-    if (cells.size() != header.size() || !number(cells[0])) continue;  // other text (warnings) between rows
+    const auto size = count(cells[0]);
+    if (cells.size() != header.size() || !size) continue;  // other text (warnings) between rows
     std::vector<std::size_t> time, algbw, busbw, wrong;
     for (std::size_t i = 0; i < header.size(); ++i) {
       if (header[i] == "time") time.push_back(i);
@@ -166,16 +183,17 @@ Result<NcclAllreduceResult> parse_all_reduce_perf(std::string_view output) {
       return fail(ErrorCode::parse, "all_reduce_perf's header lacks time, algbw, busbw or #wrong");
     NcclAllreduceResult row;
     row.gpus = gpus;
-    row.bytes = static_cast<std::int64_t>(*number(cells[0]));
+    row.bytes = *size;
     const auto t = number(cells[time[0]]), a = number(cells[algbw[0]]), b = number(cells[busbw[0]]);
     if (!t || !a || !b) return fail(ErrorCode::parse, fmt::format("unexpected all_reduce_perf row '{}'", trimmed));
     row.time_us = *t;
     row.algbw_gbs = *a;
     row.busbw_gbs = *b;
     for (const auto column : wrong) {
-      const auto count = number(cells[column]);
-      if (!count) return fail(ErrorCode::parse, fmt::format("all_reduce_perf did not check the results ('{}' wrong)", cells[column]));
-      row.wrong += static_cast<std::int64_t>(*count);
+      const auto wrong_here = count(cells[column]);
+      if (!wrong_here)
+        return fail(ErrorCode::parse, fmt::format("all_reduce_perf did not check the results ('{}' wrong)", cells[column]));
+      row.wrong += *wrong_here;
     }
     if (!best || row.bytes >= best->bytes) best = row;
   }

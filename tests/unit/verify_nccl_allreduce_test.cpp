@@ -149,5 +149,25 @@ TEST(AllReducePerf, RejectsUncheckedOrEmptyOutput) {
   EXPECT_FALSE(parse_all_reduce_perf("# nThread 1 nGpus 8\nCUDA failure common.cu:1 'out of memory'\n"));
 }
 
+// What a node prints is not trusted to be a sane number: out-of-range, negative, nan and inf
+// counts are parse errors (the fuzz targets found the same class in the uptime parser).
+TEST(NcclAllreduceRun, NumbersOutOfRangeAreParseErrorsNotWrappedIntegers) {
+  const std::string good = "gpuctl-nccl-allreduce: gpus=1 bytes=1048576 time_us=10.5 algbw_GBps=99.8 busbw_GBps=0 wrong=0 nccl=22803";
+  ASSERT_TRUE(parse_gpuctl_allreduce_output(good));
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"gpus=1 ", "gpus=1e30 "}, {"gpus=1 ", "gpus=-1 "}, {"gpus=1 ", "gpus=99999999999 "},
+           {"bytes=1048576", "bytes=nan"}, {"bytes=1048576", "bytes=1e300"}, {"wrong=0", "wrong=inf"},
+           {"wrong=0", "wrong=-3"}, {"time_us=10.5", "time_us=nan"}, {"algbw_GBps=99.8", "algbw_GBps=inf"}}) {
+    auto line = good;
+    line.replace(line.find(from), from.size(), to);
+    EXPECT_FALSE(parse_gpuctl_allreduce_output(line)) << line;
+  }
+  auto table = read_test_data("nccl/all-reduce-perf-8gpu-synthetic.txt");
+  const auto zero = table.rfind("      0   ");
+  ASSERT_NE(zero, std::string::npos);
+  table.replace(zero, 10, "   1e30   ");
+  EXPECT_FALSE(parse_all_reduce_perf(table));
+}
+
 }  // namespace
 }  // namespace gpuctl
