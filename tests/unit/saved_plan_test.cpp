@@ -9,6 +9,7 @@
 #include "program_builder.hpp"
 
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
 #include <functional>
 #include <gtest/gtest.h>
