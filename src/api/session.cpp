@@ -4,6 +4,7 @@
 
 #include <gpuctl/api/saved_plan.hpp>
 #include <gpuctl/apply/drain.hpp>
+#include <gpuctl/facts/state_probe.hpp>
 #include <gpuctl/template/renderer.hpp>
 #include <gpuctl/util/clock.hpp>
 #include <gpuctl/util/open_files.hpp>
@@ -66,7 +67,9 @@ Result<NodeState> Session::gather(std::size_t index) {
   }
   auto transport = m_pool.get(node);
   if (!transport) return std::unexpected(transport.error());
-  return gather_node_state(**transport, *data.program, node.connection.become);
+  auto probe = facts::run_state_probe(**transport, node_state_script(*data.program), node.connection.become);
+  if (!probe) return std::unexpected(probe.error());
+  return parse_node_state(*data.program, probe->output, std::move(probe->facts));
 }
 
 void Session::keep_facts(std::size_t index, NodeState&& state) { m_data[index]->facts = std::move(state.facts); }
@@ -213,15 +216,16 @@ exec::TaskResult Session::verify_one(std::size_t i, IgnoredDrain ignored, std::v
   const NodeProgram& program = *m_data[i]->program;
   const auto checks_wanted = program.checks();
   const auto& nccl_spec = m_nodes[i]->gpu.nccl_allreduce;
+  std::optional<ObservedNcclRun> nccl_run;
   if (nccl_spec && nccl_spec->enabled && std::ranges::find(checks_wanted, "nccl_allreduce") != checks_wanted.end()) {
     auto transport = m_pool.get(*m_nodes[i]);
     if (!transport) return from_error(transport.error());
     auto run = run_nccl_allreduce(**transport, *nccl_spec);
     if (!run && is_connection_error(run.error()) && run.error().code != ErrorCode::timeout) return from_error(run.error());
-    if (run) state.nccl_allreduce = std::move(*run);
-    else state.nccl_allreduce = ObservedNcclRun{{}, {}, -1, {}, run.error().message};
+    if (run) nccl_run = std::move(*run);
+    else nccl_run = ObservedNcclRun{{}, {}, -1, {}, run.error().message};
   }
-  const CheckInput input{m_inventory, *m_nodes[i], program, state};
+  const CheckInput input{m_inventory, *m_nodes[i], program, state, nccl_run ? &*nccl_run : nullptr};
   checks = run_checks(checks_wanted, input);
   m_hooks.on_checks_done(m_nodes[i]->name, checks);
   for (const auto& check : checks)

@@ -13,8 +13,8 @@
 namespace gpuctl::inventory_detail {
 namespace {
 
-// Applies one level of settings over what lower levels gave.
-void apply(const RawSettings& s, Node& node, std::map<std::string, Pos>& address_pos) {
+// Overlays one level of settings (defaults, a group, a host) on what lower levels gave.
+void overlay(const RawSettings& s, Node& node, std::map<std::string, Pos>& address_pos) {
   auto& c = node.connection;
   if (s.address.value) c.address = *s.address.value, address_pos[node.name] = s.address.pos;
   if (s.port.value) c.port = *s.port.value;
@@ -146,13 +146,13 @@ Resolved resolve_inventory(const RawInventory& raw, Decoder& d) {
 
   std::map<std::string, Pos> address_pos;
   for (auto& node : inv.nodes) {
-    apply(raw.defaults, node, address_pos);
+    overlay(raw.defaults, node, address_pos);
     if (const auto it = groups_of.find(node.name); it != groups_of.end())
       for (const auto i : it->second) {
         node.groups.push_back(raw.groups[i].name);
-        apply(raw.groups[i].vars, node, address_pos);
+        overlay(raw.groups[i].vars, node, address_pos);
       }
-    if (const auto it = host_entry.find(node.name); it != host_entry.end()) apply(it->second->settings, node, address_pos);
+    if (const auto it = host_entry.find(node.name); it != host_entry.end()) overlay(it->second->settings, node, address_pos);
   }
 
   std::map<std::pair<std::string, int>, std::string> by_address;

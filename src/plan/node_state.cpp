@@ -1,6 +1,5 @@
 #include <gpuctl/plan/node_state.hpp>
 
-#include <gpuctl/facts/collect.hpp>
 #include <gpuctl/util/sha256.hpp>
 #include <gpuctl/util/strings.hpp>
 
@@ -197,17 +196,9 @@ Result<NodeState> parse_node_state(const NodeProgram& program, std::string_view 
   return state;
 }
 
-Result<NodeState> gather_node_state(Transport& transport, const NodeProgram& program, bool become) {
-  auto facts = facts::collect_facts(transport);
-  if (!facts) return std::unexpected(facts.error());
-  auto probe = transport.run("sh -s", CommandOptions{std::chrono::seconds(120), node_state_script(program), become});
-  if (!probe) return std::unexpected(probe.error());
-  if (!probe->ok())
-    return fail(ErrorCode::transport, fmt::format("state probe exited {}: {}", probe->exit_code, util::tail_lines(probe->err, 5)));
-  auto state = parse_node_state(program, probe->out);
-  if (!state) return state;
-  state->facts = std::move(*facts);
-  state->facts.node = transport.node();
+Result<NodeState> parse_node_state(const NodeProgram& program, std::string_view output, NodeFacts facts) {
+  auto state = parse_node_state(program, output);
+  if (state) state->facts = std::move(facts);
   return state;
 }
 

@@ -128,17 +128,17 @@ CheckResult nccl_allreduce(const CheckInput& in) {
   if (!spec->enabled) return skipped("gpu.nccl_allreduce.enabled is false in the inventory");
   const auto expected = spec->min_busbw_gbs ? fmt::format("correct sum, busbw >= {} GB/s", *spec->min_busbw_gbs)
                                             : std::string("correct sum (no min_busbw declared)");
-  if (!in.state.nccl_allreduce) return cannot_run("the NCCL all-reduce did not run on the node (verify runs it)");
-  const auto result = nccl_allreduce_result(*in.state.nccl_allreduce);
+  if (!in.nccl_allreduce) return cannot_run("the NCCL all-reduce did not run on the node (verify runs it)");
+  const auto result = nccl_allreduce_result(*in.nccl_allreduce);
   if (!result) return cannot_run(result.error().message);
   const auto observed = fmt::format("{} GPUs, {} MiB, {} wrong, busbw {:.1f} GB/s (algbw {:.1f}) via {}", result->gpus,
                                     result->bytes >> 20, result->wrong, result->busbw_gbs, result->algbw_gbs,
-                                    in.state.nccl_allreduce->tool);
+                                    in.nccl_allreduce->tool);
   if (result->wrong > 0)
     return failed(observed, expected, fmt::format("{} elements of the sum are wrong: a GPU, NVLink or NCCL is faulty", result->wrong));
-  if (in.state.nccl_allreduce->exit_code != 0)
-    return cannot_run(fmt::format("{} exited {}: {}", in.state.nccl_allreduce->tool, in.state.nccl_allreduce->exit_code,
-                                  util::trim(util::tail_lines(in.state.nccl_allreduce->output, 2))));
+  if (in.nccl_allreduce->exit_code != 0)
+    return cannot_run(fmt::format("{} exited {}: {}", in.nccl_allreduce->tool, in.nccl_allreduce->exit_code,
+                                  util::trim(util::tail_lines(in.nccl_allreduce->output, 2))));
   if (result->gpus < 2) {
     if (spec->min_busbw_gbs)
       return failed(observed, expected, "one GPU has no bus bandwidth (busbw = algbw x 2(n-1)/n = 0): drop min_busbw for 1-GPU nodes");

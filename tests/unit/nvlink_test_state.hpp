@@ -4,6 +4,7 @@
 
 #include <gpuctl/facts/parsers.hpp>
 #include <gpuctl/plan/node_state.hpp>
+#include <gpuctl/verify/nccl_run.hpp>
 
 #include "probe_capture.hpp"
 

@@ -62,7 +62,7 @@ class Checks : public ::testing::Test {
   }
 
   CheckResult run(const std::string& name) {
-    const auto results = run_checks({name}, CheckInput{inventory, node, fixture.program, state});
+    const auto results = run_checks({name}, CheckInput{inventory, node, fixture.program, state, nccl_run ? &*nccl_run : nullptr});
     EXPECT_EQ(results.size(), 1u);
     EXPECT_EQ(results[0].name, name);
     return results[0];
@@ -73,6 +73,7 @@ class Checks : public ::testing::Test {
   Inventory inventory;
   Node& node;
   NodeState state;
+  std::optional<ObservedNcclRun> nccl_run;  // verify's all-reduce, handed to the checks beside the state
   ProgramFixture fixture{std::vector<StepSpec>{StepSpec{"nccl", {testing::resolved_file("/etc/nccl.conf", "NCCL_DEBUG=WARN\n")}}}};
 };
 
@@ -86,8 +87,8 @@ TEST_F(Checks, EveryKnownCheckPassesOnAHealthyNode) {
   node.gpu.nccl_allreduce = NcclAllreduceSpec{};
   node.gpu.nccl_allreduce->min_busbw_gbs = 380;
   testing::set_nvlink_facts(state.facts);
-  state.nccl_allreduce = testing::program_run(8, 409.1, 0);
-  const auto results = run_checks(names, CheckInput{inventory, node, fixture.program, state});
+  nccl_run = testing::program_run(8, 409.1, 0);
+  const auto results = run_checks(names, CheckInput{inventory, node, fixture.program, state, nccl_run ? &*nccl_run : nullptr});
   ASSERT_EQ(results.size(), names.size());
   for (const auto& r : results) EXPECT_EQ(r.status, CheckStatus::pass) << r.name << ": " << r.detail << r.observed;
 }
@@ -99,7 +100,7 @@ TEST_F(Checks, UnknownCheckIsAnErrorNamingIt) {
 }
 
 TEST_F(Checks, ResultsKeepTheOrderAsked) {
-  const auto results = run_checks({"gpu_count", "nvidia_loaded", "nope"}, CheckInput{inventory, node, fixture.program, state});
+  const auto results = run_checks({"gpu_count", "nvidia_loaded", "nope"}, CheckInput{inventory, node, fixture.program, state, nccl_run ? &*nccl_run : nullptr});
   ASSERT_EQ(results.size(), 3u);
   EXPECT_EQ(results[0].name, "gpu_count");
   EXPECT_EQ(results[1].name, "nvidia_loaded");

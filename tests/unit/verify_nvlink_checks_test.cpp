@@ -23,7 +23,7 @@ class NvlinkChecks : public ::testing::Test {
   }
 
   CheckResult run(const std::string& name) {
-    const auto results = run_checks({name}, CheckInput{inventory, node, fixture.program, state});
+    const auto results = run_checks({name}, CheckInput{inventory, node, fixture.program, state, nccl_run ? &*nccl_run : nullptr});
     EXPECT_EQ(results.size(), 1u);
     return results.at(0);
   }
@@ -35,6 +35,7 @@ class NvlinkChecks : public ::testing::Test {
   Inventory inventory;
   Node& node;
   NodeState state;
+  std::optional<ObservedNcclRun> nccl_run;  // verify's all-reduce, handed to the checks beside the state
   testing::ProgramFixture fixture{std::vector<testing::StepSpec>{}};
 };
 
@@ -110,7 +111,7 @@ TEST_F(NvlinkChecks, ASingleGpuWithoutNvlinkFailsWhenLinksAreDeclared) {
 TEST_F(NvlinkChecks, AllreducePassesWithACorrectSumAboveTheThreshold) {
   node.gpu.nccl_allreduce = NcclAllreduceSpec{};
   node.gpu.nccl_allreduce->min_busbw_gbs = 380;
-  state.nccl_allreduce = testing::program_run(8, 409.1, 0);
+  nccl_run = testing::program_run(8, 409.1, 0);
   const auto r = run("nccl_allreduce");
   EXPECT_EQ(r.status, CheckStatus::pass) << r.detail;
   EXPECT_EQ(r.observed, "8 GPUs, 256 MiB, 0 wrong, busbw 409.1 GB/s (algbw 233.4) via gpuctl-nccl-allreduce");
@@ -120,11 +121,11 @@ TEST_F(NvlinkChecks, AllreducePassesWithACorrectSumAboveTheThreshold) {
 TEST_F(NvlinkChecks, AllreduceFailsOnSlowBusOrWrongSum) {
   node.gpu.nccl_allreduce = NcclAllreduceSpec{};
   node.gpu.nccl_allreduce->min_busbw_gbs = 380;
-  state.nccl_allreduce = testing::program_run(8, 120.5, 0);
+  nccl_run = testing::program_run(8, 120.5, 0);
   auto r = run("nccl_allreduce");
   EXPECT_EQ(r.status, CheckStatus::fail);
   EXPECT_NE(r.detail.find("below the inventory's minimum"), std::string::npos);
-  state.nccl_allreduce = testing::program_run(8, 409.1, 12, 1);
+  nccl_run = testing::program_run(8, 409.1, 12, 1);
   r = run("nccl_allreduce");
   EXPECT_EQ(r.status, CheckStatus::fail);
   EXPECT_NE(r.detail.find("12 elements of the sum are wrong"), std::string::npos);
@@ -132,7 +133,7 @@ TEST_F(NvlinkChecks, AllreduceFailsOnSlowBusOrWrongSum) {
 
 TEST_F(NvlinkChecks, OneGpuPassesOnCorrectnessAndSaysBandwidthIsNotJudged) {
   node.gpu.nccl_allreduce = NcclAllreduceSpec{};
-  state.nccl_allreduce = testing::program_run(1, 0, 0);
+  nccl_run = testing::program_run(1, 0, 0);
   auto r = run("nccl_allreduce");
   EXPECT_EQ(r.status, CheckStatus::pass);
   EXPECT_EQ(r.detail, "bandwidth not judged: with 1 GPU busbw is 0 by definition");
@@ -147,13 +148,13 @@ TEST_F(NvlinkChecks, AllreduceThatCouldNotRunIsAnError) {
   auto r = run("nccl_allreduce");
   EXPECT_EQ(r.status, CheckStatus::error);
   EXPECT_NE(r.detail.find("did not run"), std::string::npos);
-  state.nccl_allreduce = ObservedNcclRun{};
-  state.nccl_allreduce->problem = "neither nccl-tests' all_reduce_perf nor a C compiler (cc) is on the node's PATH: install nccl-tests or gcc on the node";
+  nccl_run = ObservedNcclRun{};
+  nccl_run->problem = "neither nccl-tests' all_reduce_perf nor a C compiler (cc) is on the node's PATH: install nccl-tests or gcc on the node";
   r = run("nccl_allreduce");
   EXPECT_EQ(r.status, CheckStatus::error);
   EXPECT_NE(r.detail.find("install nccl-tests or gcc"), std::string::npos);
-  state.nccl_allreduce = testing::program_run(8, 400, 0, 124);
-  state.nccl_allreduce->output = "NCCL WARN Cuda failure 'out of memory'\n";
+  nccl_run = testing::program_run(8, 400, 0, 124);
+  nccl_run->output = "NCCL WARN Cuda failure 'out of memory'\n";
   r = run("nccl_allreduce");
   EXPECT_EQ(r.status, CheckStatus::error);
   EXPECT_NE(r.detail.find("exit status 124"), std::string::npos) << r.detail;

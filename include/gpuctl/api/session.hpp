@@ -4,6 +4,7 @@
 // failure is isolated and reported in its outcome. Does network I/O; never prints (hooks).
 
 #include <gpuctl/apply/apply.hpp>
+#include <gpuctl/apply/outcome.hpp>
 #include <gpuctl/apply/rollout.hpp>
 #include <gpuctl/exec/executor.hpp>
 #include <gpuctl/exec/transport_pool.hpp>
@@ -12,6 +13,7 @@
 #include <gpuctl/playbook/playbook.hpp>
 #include <gpuctl/transport/transport_factory.hpp>
 #include <gpuctl/verify/checks.hpp>
+#include <gpuctl/verify/outcome.hpp>
 
 #include <chrono>
 #include <memory>
@@ -37,16 +39,6 @@ struct SessionOptions {
 
 // Which Slurm drain verify looks past (slurmd_registered), see Session::verify.
 enum class IgnoredDrain { none, own, any };
-
-struct NodeApplyOutcome {
-  exec::NodeOutcome outcome;   // ok | changed | failed | unreachable | skipped, with reason
-  NodeApplyResult result;      // steps, failing step, output tail, hint
-};
-
-struct NodeVerifyOutcome {
-  exec::NodeOutcome outcome;   // ok (all pass) | failed (a check failed or errored) | unreachable | skipped
-  std::vector<CheckResult> checks;
-};
 
 class Session {
  public:

@@ -1,12 +1,13 @@
 #pragma once
 // What a node really has for the resources of its program: file contents and attributes,
-// package versions and holds, service states, guard results. Gathered in one round trip
-// (gather_node_state) and parsed by a pure function (parse_node_state), so planning stays pure.
+// package versions and holds, service states, guard results. The probe script is built here
+// (node_state_script), run on the node by facts/state_probe.hpp (run_state_probe) and its
+// output parsed here by a pure function (parse_node_state), so planning stays pure: nothing in
+// plan/ does I/O.
 
 #include <gpuctl/core/error.hpp>
 #include <gpuctl/facts/facts.hpp>
 #include <gpuctl/plan/program.hpp>
-#include <gpuctl/transport/transport.hpp>
 
 #include <map>
 #include <optional>
@@ -43,17 +44,6 @@ struct ObservedSlurmNode {
   std::string output;
 };
 
-// What verify's NCCL all-reduce printed on the node (verify/nccl_allreduce.hpp runs it).
-// Gathered only by verify, for nodes whose inventory declares gpu.nccl_allreduce; volatile,
-// so not part of the fingerprint.
-struct ObservedNcclRun {
-  std::string tool;       // "all_reduce_perf" or "gpuctl-nccl-allreduce"; empty: neither could run
-  std::string command;    // what ran on the node
-  int exit_code = -1;
-  std::string output;     // its stdout and stderr
-  std::string problem;    // why it could not run, with the fix; empty when it ran
-};
-
 struct NodeState {
   NodeFacts facts;
   std::map<std::string, ObservedFile> files;          // by path
@@ -62,7 +52,6 @@ struct NodeState {
   std::map<std::string, bool> guards_done;            // by command text: guard says "already done"
   std::map<std::string, bool> reboot_needed;          // by step name: its reboot_unless failed
   std::optional<ObservedSlurmNode> slurm_node;        // absent: not gathered
-  std::optional<ObservedNcclRun> nccl_allreduce;      // absent: not run
 
   // A digest of everything above except volatile facts (uptime, temperature, power), so a
   // saved plan can tell whether the node changed since.
@@ -75,8 +64,8 @@ std::string node_state_script(const NodeProgram& program);
 // Parses the probe's output (pure). Errors only on output that is not the probe's.
 Result<NodeState> parse_node_state(const NodeProgram& program, std::string_view output);
 
-// Collects facts and the program's resource state: two commands on one session. With
-// `become`, the state probe runs through sudo so it can read root-only files (the munge key).
-Result<NodeState> gather_node_state(Transport& transport, const NodeProgram& program, bool become = false);
+// As above, with the facts collected beside the probe (facts::run_state_probe) put into the
+// state (pure).
+Result<NodeState> parse_node_state(const NodeProgram& program, std::string_view output, NodeFacts facts);
 
 }  // namespace gpuctl

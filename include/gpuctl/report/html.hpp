@@ -4,7 +4,8 @@
 // check that did not pass its observed and expected values, detail, and the node command it
 // read with that command's output (folded in a <details>). Pure.
 
-#include <gpuctl/api/session.hpp>
+#include <gpuctl/inventory/inventory.hpp>
+#include <gpuctl/verify/outcome.hpp>
 
 #include <map>
 #include <string>

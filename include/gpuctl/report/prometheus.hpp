@@ -2,7 +2,7 @@
 // Verify results as Prometheus text exposition (version 0.0.4) for node_exporter's textfile
 // collector. Pure; the caller writes the text atomically (the collector may read at any time).
 
-#include <gpuctl/api/session.hpp>
+#include <gpuctl/verify/outcome.hpp>
 
 #include <cstdint>
 #include <string>

@@ -2,7 +2,9 @@
 // Views of apply and verify outcomes: a recap and a nodes x checks table for people, JSON
 // and JUnit XML for machines. Pure.
 
-#include <gpuctl/api/session.hpp>
+#include <gpuctl/apply/outcome.hpp>
+#include <gpuctl/exec/executor.hpp>
+#include <gpuctl/verify/outcome.hpp>
 
 #include <string>
 #include <vector>

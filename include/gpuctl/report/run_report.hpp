@@ -3,10 +3,11 @@
 // `gpuctl verify` (or apply's verify of a drained node) recorded, as NodeVerifyOutcomes for the
 // same writers verify uses (table, JSON, JUnit, HTML, Prometheus). Loading reads the store.
 
-#include <gpuctl/api/session.hpp>
 #include <gpuctl/core/error.hpp>
 #include <gpuctl/state/state_store.hpp>
+#include <gpuctl/verify/outcome.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <string_view>
 #include <vector>

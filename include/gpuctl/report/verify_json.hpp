@@ -2,8 +2,8 @@
 // Reads back what `gpuctl verify --json` wrote (format_version 1), so a saved result can be
 // rendered again (HTML, Prometheus) without contacting a node. Pure.
 
-#include <gpuctl/api/session.hpp>
 #include <gpuctl/core/error.hpp>
+#include <gpuctl/verify/outcome.hpp>
 
 #include <string>
 #include <string_view>

@@ -6,6 +6,7 @@
 #include <gpuctl/inventory/inventory.hpp>
 #include <gpuctl/plan/node_state.hpp>
 #include <gpuctl/plan/program.hpp>
+#include <gpuctl/verify/nccl_run.hpp>
 
 #include <string>
 #include <vector>
@@ -34,6 +35,9 @@ struct CheckInput {
   const Node& node;
   const NodeProgram& program;
   const NodeState& state;
+  // What verify's NCCL all-reduce printed on the node; null when it did not run (plan never
+  // runs it; verify runs it only where the inventory declares gpu.nccl_allreduce).
+  const ObservedNcclRun* nccl_allreduce = nullptr;
 };
 
 // The checks gpuctl knows, in display order, with one-line descriptions.

@@ -6,8 +6,8 @@
 
 #include <gpuctl/core/error.hpp>
 #include <gpuctl/inventory/inventory.hpp>
-#include <gpuctl/plan/node_state.hpp>
 #include <gpuctl/transport/transport.hpp>
+#include <gpuctl/verify/nccl_run.hpp>
 
 #include <cstdint>
 #include <string>

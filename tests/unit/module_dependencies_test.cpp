@@ -1,0 +1,113 @@
+// The direction of dependency between modules, checked on the sources: a module's public
+// headers (include/gpuctl/<module>) and its sources (src/<module>) include only modules of a
+// lower layer, and the planner includes nothing that does I/O. The layers, lowest first (an
+// arrow means "may use"; modules of one layer do not use each other):
+//   core -> util -> inventory -> {template, transport, state} -> {playbook, exec} -> facts ->
+//   plan -> {apply, verify} -> report -> api -> cli
+#include <gpuctl_build_paths.hpp>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::map<std::string, int>& layers() {
+  static const std::map<std::string, int> k_layers{
+      {"core", 0},     {"util", 1},     {"inventory", 2}, {"template", 3}, {"transport", 3}, {"state", 3},
+      {"playbook", 4}, {"exec", 4},     {"facts", 5},     {"plan", 6},     {"apply", 7},     {"verify", 7},
+      {"report", 8},   {"api", 9},      {"cli", 10},
+  };
+  return k_layers;
+}
+
+// Rules beyond the layers: what a module must not use although it sits above it.
+struct Rule {
+  std::string module;
+  std::set<std::string> forbidden;
+  std::string why;
+};
+
+const std::vector<Rule>& rules() {
+  static const std::vector<Rule> k_rules{
+      {"plan", {"transport", "exec", "state"},
+       "the planner is pure (facts + program -> plan): the state probe runs in facts/state_probe.hpp"},
+  };
+  return k_rules;
+}
+
+struct Include {
+  std::string file;  // relative to the source tree
+  int line = 0;
+  std::string module;
+};
+
+// Every `#include <gpuctl/<module>/...>` (or "gpuctl/<module>/...") in the module's headers
+// and sources.
+std::vector<Include> includes_of(const std::string& module, int& files_read) {
+  static const std::regex k_include(R"(^\s*#\s*include\s*[<"]gpuctl/([A-Za-z0-9_]+)/)");
+  const fs::path root(GPUCTL_SOURCE_DIR);
+  std::vector<Include> found;
+  for (const auto& dir : {root / "include" / "gpuctl" / module, root / "src" / module}) {
+    if (!fs::is_directory(dir)) continue;
+    for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+      const auto ext = entry.path().extension();
+      if (!entry.is_regular_file() || (ext != ".hpp" && ext != ".cpp" && ext != ".h")) continue;
+      ++files_read;
+      std::ifstream in(entry.path());
+      std::string text;
+      for (int line = 1; std::getline(in, text); ++line) {
+        std::smatch match;
+        if (std::regex_search(text, match, k_include))
+          found.push_back({fs::relative(entry.path(), root).string(), line, match[1].str()});
+      }
+    }
+  }
+  return found;
+}
+
+TEST(ModuleDependencies, EveryModuleIncludesOnlyLowerLayers) {
+  for (const auto& [module, layer] : layers()) {
+    int files_read = 0;
+    const auto includes = includes_of(module, files_read);
+    // A moved source tree must fail here, not pass with nothing checked.
+    EXPECT_GT(files_read, 0) << "no sources found for module " << module << " under " << GPUCTL_SOURCE_DIR;
+    for (const auto& include : includes) {
+      if (include.module == module) continue;
+      const auto used = layers().find(include.module);
+      ASSERT_NE(used, layers().end()) << include.file << ":" << include.line << ": unknown module gpuctl/"
+                                      << include.module << "/: give it a layer in this test";
+      EXPECT_LT(used->second, layer) << include.file << ":" << include.line << ": " << module << "/ includes gpuctl/"
+                                     << include.module << "/, which is not below it";
+    }
+  }
+}
+
+TEST(ModuleDependencies, ReportIncludesNothingFromApi) {
+  int files_read = 0;
+  for (const auto& include : includes_of("report", files_read))
+    EXPECT_NE(include.module, "api") << include.file << ":" << include.line
+                                     << ": views render the outcome values of apply/ and verify/, not the engine";
+  EXPECT_GT(files_read, 0);
+}
+
+TEST(ModuleDependencies, PlanDoesNoIo) {
+  for (const auto& rule : rules()) {
+    int files_read = 0;
+    for (const auto& include : includes_of(rule.module, files_read))
+      EXPECT_FALSE(rule.forbidden.contains(include.module))
+          << include.file << ":" << include.line << ": " << rule.module << "/ includes gpuctl/" << include.module
+          << "/: " << rule.why;
+    EXPECT_GT(files_read, 0);
+  }
+}
+
+}  // namespace
