@@ -165,17 +165,10 @@ for kind, value in {"proc-environ": "/proc/self/environ", "dev-zero": "/dev/zero
     with open(os.path.join(work, "cases", f"{n:03d}.json"), "w") as f:
         json.dump({"field": "repository.key_file", "kind": kind, "inventory": inv}, f)
 print(n, "cases")
-PY
-
-# A FIFO that nobody ever writes: reading it would block forever.
-mkfifo "$work/key.fifo"
-
-# Writes the case's inventory as YAML (block style; every scalar JSON-quoted, which YAML reads
-# as a double-quoted string, so line breaks and quotes survive exactly).
-to_yaml() {
-  python3 - "$1" "$2" <<'PY'
-import json, sys
-case = json.load(open(sys.argv[1]))
+# Each case as YAML (block style; every scalar JSON-quoted, which YAML reads as a double-quoted
+# string, so line breaks and quotes survive exactly), written here in one go rather than by one
+# interpreter per case.
+import glob
 def emit(value, indent):
     pad = "  " * indent
     out = []
@@ -195,10 +188,16 @@ def emit(value, indent):
             else:
                 out.append(f"{pad}- {json.dumps(v)}")
     return out
-open(sys.argv[2], "w").write("\n".join(emit(case["inventory"], 0)) + "\n")
-print(case["field"] + " / " + case["kind"])
+for path in sorted(glob.glob(os.path.join(work, "cases", "*.json"))):
+    case = json.load(open(path))
+    stem = path[:-len(".json")]
+    open(stem + ".yaml", "w").write("\n".join(emit(case["inventory"], 0)) + "\n")
+    open(stem + ".label", "w").write(case["field"] + " / " + case["kind"])
 PY
-}
+
+# A FIFO that nobody ever writes: reading it would block forever.
+mkfifo "$work/key.fifo"
+
 
 # Everything that counts as an injection after a command ran.
 injected() {
@@ -228,7 +227,8 @@ for case_file in "$work"/cases/*.json; do
   # Each case starts clean: what an earlier case planted must not be blamed on this one.
   rm -rf "$work/rendered" "$work/plan.json" "$GPUCTL_STATE_DIR"
   find "$work" -name 'CANARY*' ! -path "$work/cases/*" -exec rm -rf {} + 2>/dev/null
-  label=$(to_yaml "$case_file" "$work/inventory.yaml")
+  cp "${case_file%.json}.yaml" "$work/inventory.yaml"
+  label=$(<"${case_file%.json}.label")
   (ulimit -v 4000000; timeout 60 "$GPUCTL" validate "$work/inventory.yaml" >"$work/out" 2>&1 </dev/null)
   rc=$?
   if [ "$rc" -eq 124 ] || [ "$rc" -ge 128 ]; then failures+=("$label: validate hung or crashed ($rc)"); continue; fi
