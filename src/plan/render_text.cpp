@@ -74,7 +74,11 @@ std::string render_plan_text(const Plan& plan, const TextOptions& options) {
   const Palette palette{options.color == ColorMode::always};
   std::string out;
   // Which files the plan came from, so a reader can tell the reviewed playbooks were used.
-  if (!plan.playbooks.empty()) out += fmt::format("Playbooks: {}\n\n", util::join(plan.playbooks, ", "));
+  if (!plan.playbooks.empty()) {
+    std::vector<std::string> paths;
+    for (const auto& playbook : plan.playbooks) paths.push_back(playbook.path);
+    out += fmt::format("Playbooks: {}\n\n", util::join(paths, ", "));
+  }
   for (const auto& node : plan.nodes) {
     if (node.status != NodePlanStatus::planned) {
       out += fmt::format("  {}  {}: {}\n", palette.paint(node.node, "1"),

@@ -215,7 +215,7 @@ TEST(PlanText, SummaryLineCountsEveryAction) {
 
 TEST(PlanText, StartsWithThePlaybookFilesItUsed) {
   Plan plan = sample_plan();
-  plan.playbooks = {"/usr/share/gpuctl/playbooks/gpu-node.yaml", "/home/ops/site.yaml"};
+  plan.playbooks = {{"gpu-node", "/usr/share/gpuctl/playbooks/gpu-node.yaml", ""}, {"./site.yaml", "/home/ops/site.yaml", ""}};
   EXPECT_TRUE(render_plan_text(plan).starts_with(
       "Playbooks: /usr/share/gpuctl/playbooks/gpu-node.yaml, /home/ops/site.yaml\n\n  gpu01"))
       << render_plan_text(plan);
