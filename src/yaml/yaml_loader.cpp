@@ -123,9 +123,9 @@ ParsedYaml parse_yaml(std::string_view text, const std::string& path, std::strin
       return parsed;
     }
     if (counted.count == 0) return parsed;  // root stays null: the decoder reports an empty document
-    const auto document = YAML::Load(owned);
+    const auto loaded = YAML::Load(owned);
     Converter converter(max_nodes);
-    parsed.root = converter.convert(document, YAML::Mark());
+    parsed.root = converter.convert(loaded, YAML::Mark());
     if (parsed.root.line == 0) parsed.root.line = parsed.root.column = 1;
   } catch (const TooLarge&) {
     parsed.errors.push_back(error_at(path, 1, 1,
