@@ -14,16 +14,6 @@
 
 namespace gpuctl {
 
-std::string Diagnostic::to_string() const {
-  std::string out = file;
-  if (line > 0) out += fmt::format(":{}", line);
-  if (line > 0 && column > 0) out += fmt::format(":{}", column);
-  out += severity == Severity::error ? ": error: " : ": warning: ";
-  out += message;
-  if (!hint.empty()) out += " (" + hint + ")";
-  return out;
-}
-
 const Node* Inventory::find_node(std::string_view name) const {
   const auto it = std::ranges::find(nodes, name, &Node::name);
   return it == nodes.end() ? nullptr : &*it;
@@ -52,7 +42,7 @@ LoadResult load_inventory_text(std::string_view text, const std::string& path) {
   LoadResult result;
   // Aliases are capped at k_max_yaml_nodes expanded nodes, or more in a file large enough to
   // hold that many nodes itself (100 000 hosts take about 4 bytes of text per node and more).
-  auto parsed = parse_yaml(text, path, std::max(k_max_yaml_nodes, text.size() / 4));
+  auto parsed = parse_yaml(text, path, "inventory", std::max(k_max_yaml_nodes, text.size() / 4));
   if (!parsed.errors.empty()) {
     result.diagnostics = std::move(parsed.errors);
     return result;

@@ -2,7 +2,7 @@
 // The inventory as written, before precedence: what decode_inventory() reads from the YAML
 // tree, with the position of every value that later checks may need to point at.
 
-#include "decoder.hpp"
+#include "yaml/decoder.hpp"
 
 #include <gpuctl/inventory/inventory.hpp>
 
@@ -12,6 +12,13 @@
 #include <vector>
 
 namespace gpuctl::inventory_detail {
+
+// The shared YAML front end (src/yaml/), by the names the inventory's decoding uses.
+using yaml::Decoder;
+using yaml::k_max_yaml_nodes;
+using yaml::MapView;
+using yaml::parse_yaml;
+using yaml::YamlNode;
 
 struct Pos {
   int line = 0;

@@ -3,7 +3,7 @@
 // and flat maps whose keys and values each have one. Errors go to the Decoder at the
 // position of the offending key or value, with the grammar as the fix.
 
-#include "decoder.hpp"
+#include "yaml/decoder.hpp"
 #include "schema.hpp"
 
 #include <map>

@@ -95,14 +95,14 @@ std::vector<std::string> split_word(std::string_view text, std::string_view word
 Variables node_variables(const Inventory& inventory, const Node& node) {
   const auto& cluster = inventory.cluster;
   Variables v;
+  // The node's part of the template context under the same names (template/context.hpp):
+  // node.name, node.address, node.url_address, node.rack, node.is_gpu_node, node.gpu.*,
+  // node.ib_hcas_csv, node.labels.<key>. One derivation, so a name means one thing.
+  flatten_scalars(build_node_context(node), "", v);
+  // A template fails on an absent value; a playbook reads it as empty text (`when: node.rack`).
+  for (const char* name : {"node.rack", "node.gpu.model", "node.gpu.type", "node.gpu.power_watts"}) v.try_emplace(name);
   v["cluster.name"] = cluster.name;
   v["cluster.os_family"] = cluster.os_family;
-  v["node.name"] = node.name;
-  v["node.address"] = node.connection.address.empty() ? node.name : node.connection.address;
-  v["node.rack"] = node.rack;
-  v["gpu.model"] = node.gpu.model;
-  v["gpu.count"] = std::to_string(node.gpu.count);
-  v["is_gpu_node"] = bool_text(node.gpu.count > 0);
   v["nvidia.driver_branch"] = cluster.nvidia.driver_branch;
   v["nvidia.driver_version"] = cluster.nvidia.driver_version;
   v["nvidia.cuda"] = cluster.nvidia.cuda_version;
@@ -114,12 +114,17 @@ Variables node_variables(const Inventory& inventory, const Node& node) {
   v["nvidia.repository.key_path"] = cuda_key_path(cluster.nvidia.repository);
   v["slurm.enabled"] = bool_text(cluster.slurm.enabled);
   v["slurm.controller"] = cluster.slurm.controller;
-  v["slurm.cluster_name"] = cluster.slurm.cluster_name;
+  v["slurm.cluster_name"] = slurm_cluster_name(inventory);
   v["is_slurm_controller"] = bool_text(cluster.slurm.enabled && cluster.slurm.controller == node.name);
   v["monitoring.prometheus"] = cluster.monitoring.prometheus;
   v["monitoring.dcgm_exporter"] = bool_text(cluster.monitoring.dcgm_exporter);
   v["monitoring.node_exporter"] = bool_text(cluster.monitoring.node_exporter);
   v["is_prometheus"] = bool_text(!cluster.monitoring.prometheus.empty() && cluster.monitoring.prometheus == node.name);
+  // Short forms of node.gpu.model, node.gpu.count, node.is_gpu_node and node.labels.<key>,
+  // which playbooks have always used; the same values.
+  v["gpu.model"] = v["node.gpu.model"];
+  v["gpu.count"] = v["node.gpu.count"];
+  v["is_gpu_node"] = v["node.is_gpu_node"];
   for (const auto& [key, value] : node.labels) v["labels." + key] = value;
   return v;
 }

@@ -47,6 +47,28 @@ std::string cuda_key_path(const RepositorySettings& repository) {
   return armored ? "/etc/apt/keyrings/gpuctl-cuda.asc" : "/etc/apt/keyrings/gpuctl-cuda.gpg";
 }
 
+std::string node_address(const Node& node) {
+  return node.connection.address.empty() ? node.name : node.connection.address;
+}
+
+std::string slurm_cluster_name(const Inventory& inventory) {
+  const auto& slurm = inventory.cluster.slurm;
+  return slurm.cluster_name.empty() ? inventory.cluster.name : slurm.cluster_name;
+}
+
+void flatten_scalars(const TemplateValue& value, const std::string& prefix,
+                     std::map<std::string, std::string>& out) {
+  switch (value.kind()) {
+    case TemplateValue::Kind::string: out[prefix] = value.as_string(); break;
+    case TemplateValue::Kind::boolean: out[prefix] = value.as_bool() ? "true" : "false"; break;
+    case TemplateValue::Kind::list: break;
+    case TemplateValue::Kind::object:
+      for (const auto& [name, member] : value.as_object())
+        flatten_scalars(member, prefix.empty() ? name : prefix + "." + name, out);
+      break;
+  }
+}
+
 namespace {
 
 constexpr std::string_view k_managed_by = "managed by gpuctl: local edits are overwritten on the next apply";
@@ -72,9 +94,7 @@ TemplateValue key_values(const std::map<std::string, std::string>& entries) {
 bool is_gpu_node(const Node& node) { return node.gpu.count > 0; }
 std::string gpu_type(const Node& node) { return util::to_lower(node.gpu.model); }
 
-std::string address_of(const Node& node) {
-  return node.connection.address.empty() ? node.name : node.connection.address;
-}
+std::string address_of(const Node& node) { return node_address(node); }
 
 // An address as the host part of "host:port": IPv6 literals go in brackets.
 std::string url_address(const std::string& address) {
@@ -153,7 +173,8 @@ TemplateValue nvidia_value(const NvidiaSettings& nvidia) {
   TemplateValue value;
   set_if(value, "driver_branch", nvidia.driver_branch);
   set_if(value, "driver_version", nvidia.driver_version);
-  set_if(value, "cuda_version", nvidia.cuda_version);
+  // The inventory's key and the playbook variable are both `nvidia.cuda`: one name.
+  set_if(value, "cuda", nvidia.cuda_version);
   value["open_kernel_module"] = nvidia.open_kernel_module;
   TemplateValue& repository = value["repository"];
   set_if(repository, "url", nvidia.repository.url);
@@ -267,7 +288,7 @@ TemplateValue slurm_value(const Inventory& inventory) {
   // A linear search rather than Inventory::find_node keeps this file free of the loader.
   const auto controller = std::ranges::find(inventory.nodes, slurm.controller, &Node::name);
   if (controller != inventory.nodes.end()) value["controller_address"] = address_of(*controller);
-  set_if(value, "cluster_name", slurm.cluster_name.empty() ? inventory.cluster.name : slurm.cluster_name);
+  set_if(value, "cluster_name", slurm_cluster_name(inventory));
   value["settings"] = slurm_settings(slurm.options);
   value["node_groups"] = slurm_node_groups(inventory);
   auto partitions = TemplateValue::list();

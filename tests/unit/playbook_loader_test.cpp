@@ -2,7 +2,10 @@
 #include <gpuctl/playbook/loader.hpp>
 #include <gpuctl_build_paths.hpp>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include <string>
 #include <vector>
@@ -192,11 +195,152 @@ INSTANTIATE_TEST_SUITE_P(
                     "is not an octal mode", 10},
         BadPlaybook{"mode words", "      - file: /etc/x\n        template: x\n        mode: rw-r--r--\n",
                     "is not an octal mode", 10},
-        BadPlaybook{"notify unknown handler", "      - command: x\n        notify: [hh]\n", "unknown handler 'hh'", 8},
+        // At the notify entry itself, no longer at its resource.
+        BadPlaybook{"notify unknown handler", "      - command: x\n        notify: [hh]\n", "unknown handler 'hh'", 9},
         BadPlaybook{"package bad state", "      - package: x\n        state: latest\n", "is not present or absent", 9},
         BadPlaybook{"hold not boolean", "      - package: x\n        hold: maybe\n", "must be true or false", 9},
         BadPlaybook{"resources not list", "      file: /etc/x\n", "must be a list", 0},
         BadPlaybook{"notify a mapping", "      - command: x\n        notify: {a: b}\n", "must be a list", 9}));
+
+// One playbook, seven mistakes in different places: every one is reported, in file order, each
+// at its own line and column, through both the diagnostics and the one Error callers print.
+constexpr std::string_view k_many_errors = R"(name: broken
+handlers:
+  - name: h
+    run: echo
+    service: x
+steps:
+  - name: one
+    resourcs: []
+  - name: two
+    resources:
+      - file: /etc/x
+        template: x
+        mode: "0689"
+      - package: y
+        state: latest
+      - command: z
+        notify: [hh]
+  - name: one
+    reboot: always
+)";
+
+TEST(PlaybookLoader, ReportsEveryErrorWithItsLineAndColumn) {
+  const auto checked = check_playbook_text(k_many_errors, "test.yaml");
+  ASSERT_FALSE(checked.ok());
+  EXPECT_FALSE(checked.syntax_error);
+  struct Expected {
+    int line;
+    int column;
+    const char* message;
+  };
+  const std::vector<Expected> expected{
+      {3, 5, "a handler needs a name and exactly one of run, service"},
+      {8, 5, "unknown key 'resourcs' in a step"},
+      {13, 15, "mode '0689' of '/etc/x' is not an octal mode"},
+      {15, 16, "package state 'latest' is not present or absent"},
+      {17, 18, "step 'two' notifies unknown handler 'hh'"},
+      {18, 5, "duplicate step 'one'"},
+      {19, 13, "reboot 'always' in step 'one' is not never or on-change"},
+  };
+  ASSERT_EQ(checked.diagnostics.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const auto& d = checked.diagnostics[i];
+    EXPECT_EQ(d.severity, Severity::error);
+    EXPECT_EQ(d.file, "test.yaml");
+    EXPECT_EQ(d.line, expected[i].line) << d.to_string();
+    EXPECT_EQ(d.column, expected[i].column) << d.to_string();
+    EXPECT_NE(d.message.find(expected[i].message), std::string::npos) << d.to_string();
+  }
+
+  const auto loaded = load(k_many_errors);
+  ASSERT_FALSE(loaded);
+  const auto& error = loaded.error();
+  EXPECT_EQ(error.code, ErrorCode::validation);
+  EXPECT_EQ(error.where.line, 3);
+  EXPECT_EQ(error.where.column, 5);
+  const auto text = error.to_string();
+  for (const auto& e : expected) {
+    const auto at = fmt::format("test.yaml:{}:{}: {}", e.line, e.column, e.message);
+    EXPECT_NE(text.find(at), std::string::npos) << "missing '" << at << "' in:\n" << text;
+  }
+  // One line per error.
+  EXPECT_EQ(std::ranges::count(text, '\n'), static_cast<long>(expected.size()) - 1) << text;
+}
+
+TEST(PlaybookLoader, OneErrorKeepsItsHintApart) {
+  const auto loaded = load("name: t\nsteps:\n  - name: one\n    whne: x\n");
+  ASSERT_FALSE(loaded);
+  EXPECT_EQ(loaded.error().message, "unknown key 'whne' in a step");
+  EXPECT_EQ(loaded.error().hint, "did you mean 'when'?");
+  EXPECT_EQ(loaded.error().to_string(), "test.yaml:4:5: unknown key 'whne' in a step (did you mean 'when'?)");
+}
+
+TEST(PlaybookLoader, ErrorsInSeveralResourcesOfOneStepAreAllReported) {
+  const auto checked = check_playbook_text("name: t\nsteps:\n  - name: one\n    resources:\n"
+                                           "      - package: a\n        hold: maybe\n"
+                                           "      - service: b\n        enabled: sometimes\n"
+                                           "      - command: \"echo $(cat {{x}})\"\n",
+                                           "test.yaml");
+  ASSERT_FALSE(checked.ok());
+  ASSERT_EQ(checked.diagnostics.size(), 3u);
+  EXPECT_EQ(checked.diagnostics[0].line, 6);
+  EXPECT_EQ(checked.diagnostics[1].line, 8);
+  EXPECT_EQ(checked.diagnostics[2].line, 9);
+  EXPECT_NE(checked.diagnostics[2].message.find("inside $(…)"), std::string::npos) << checked.diagnostics[2].message;
+}
+
+TEST(PlaybookLoader, DuplicateKeysAreReportedWithTheFirstOnesLine) {
+  const auto checked = check_playbook_text("name: t\nsteps:\n  - name: one\n    when: a\n    when: b\n", "test.yaml");
+  ASSERT_EQ(checked.diagnostics.size(), 1u);
+  EXPECT_EQ(checked.diagnostics[0].message, "duplicate key 'when' in a step");
+  EXPECT_EQ(checked.diagnostics[0].hint, "first defined at line 4");
+  EXPECT_EQ(checked.diagnostics[0].line, 5);
+}
+
+TEST(PlaybookLoader, AKeyWithoutAValueIsEmpty) {
+  const auto loaded = load("name: t\nsteps:\n  - name: one\n    when:\n");
+  ASSERT_FALSE(loaded);
+  EXPECT_EQ(loaded.error().message, "'when' in step 'one' is empty");
+  EXPECT_EQ(loaded.error().where.line, 4);
+}
+
+TEST(PlaybookLoader, AMapWhereAStringBelongsIsAnError) {
+  const auto loaded = load("name: t\nsteps:\n  - name: one\n    description: {a: b}\n");
+  ASSERT_FALSE(loaded);
+  EXPECT_EQ(loaded.error().message, "'description' in step 'one' must be a string, not a map");
+}
+
+TEST(PlaybookLoader, SyntaxErrorIsOneParseErrorAtItsPosition) {
+  const auto checked = check_playbook_text("name: t\nsteps:\n  - name: [unclosed\n", "test.yaml");
+  EXPECT_TRUE(checked.syntax_error);
+  ASSERT_EQ(checked.diagnostics.size(), 1u);
+  EXPECT_NE(checked.diagnostics[0].message.find("YAML syntax"), std::string::npos);
+}
+
+TEST(PlaybookLoader, MoreThanOneDocumentIsRefused) {
+  const auto loaded = load("name: a\nsteps: []\n---\nname: b\nsteps: []\n");
+  ASSERT_FALSE(loaded);
+  EXPECT_EQ(loaded.error().code, ErrorCode::parse);
+  EXPECT_EQ(loaded.error().hint, "keep one playbook per file (remove the '---' separators)");
+}
+
+TEST(PlaybookLoader, AnEmptyFileIsAnError) {
+  const auto loaded = load("# nothing\n");
+  ASSERT_FALSE(loaded);
+  EXPECT_EQ(loaded.error().message, "the playbook is empty");
+}
+
+TEST(PlaybookLoader, AcceptsTheBooleanWordsYamlCppAccepted) {
+  const auto playbook = load("name: t\nsteps:\n  - name: one\n    resources:\n"
+                             "      - service: a\n        enabled: yes\n        running: Off\n"
+                             "      - package: b\n        hold: TRUE\n");
+  ASSERT_TRUE(playbook) << playbook.error().to_string();
+  EXPECT_EQ(playbook->steps[0].resources[0].service.enabled, std::optional<bool>(true));
+  EXPECT_EQ(playbook->steps[0].resources[0].service.running, std::optional<bool>(false));
+  EXPECT_TRUE(playbook->steps[0].resources[1].package.hold);
+  EXPECT_FALSE(load("name: t\nsteps:\n  - name: one\n    resources:\n      - package: b\n        hold: tRUE\n"));
+}
 
 TEST(PlaybookLoader, NotifyOfUnknownHandlerSuggestsTheClosestHandler) {
   const auto playbook =

@@ -3,7 +3,12 @@
 
 #include "template_test_inventory.hpp"
 
+#include <gpuctl/template/context.hpp>
+
 #include <gtest/gtest.h>
+
+#include <map>
+#include <set>
 
 namespace gpuctl {
 namespace {
@@ -59,6 +64,67 @@ TEST(NodeVariables, AddressDefaultsToTheNodeName) {
   inventory.nodes[2].connection.address.clear();
   const auto v = node_variables(inventory, inventory.nodes[2]);
   EXPECT_EQ(v.at("node.address"), "gpu02");
+}
+
+// One derived node view: playbook variables and the template context are built from the same
+// derivation, so a name both know has one value.
+TEST(NodeVariables, NodeNamesAreTheTemplateContextsNodePart) {
+  auto inventory = testing::example_inventory();
+  inventory.nodes[1].labels = {{"role", "train"}};
+  for (const auto& node : inventory.nodes) {
+    const auto v = node_variables(inventory, node);
+    std::map<std::string, std::string> view;
+    flatten_scalars(build_node_context(node), "", view);
+    ASSERT_FALSE(view.empty());
+    for (const auto& [name, value] : view) {
+      ASSERT_TRUE(v.contains(name)) << node.name << ": " << name;
+      EXPECT_EQ(v.at(name), value) << node.name << ": " << name;
+    }
+    // The short forms playbooks have always used carry the same values.
+    EXPECT_EQ(v.at("gpu.model"), v.at("node.gpu.model"));
+    EXPECT_EQ(v.at("gpu.count"), v.at("node.gpu.count"));
+    EXPECT_EQ(v.at("is_gpu_node"), v.at("node.is_gpu_node"));
+  }
+  const auto gpu = node_variables(inventory, inventory.nodes[1]);
+  EXPECT_EQ(gpu.at("node.gpu.count"), "8");
+  EXPECT_EQ(gpu.at("node.is_gpu_node"), "true");
+  EXPECT_EQ(gpu.at("node.labels.role"), "train");
+  EXPECT_EQ(gpu.at("labels.role"), "train");
+}
+
+// Every cluster-wide playbook variable that the template context also has holds the same value
+// there; one it lacks is empty (left out of templates so that they fail loudly) or one of the
+// few derived for playbooks only.
+TEST(NodeVariables, ClusterNamesAgreeWithTheTemplateContext) {
+  const auto inventory = testing::example_inventory();
+  std::map<std::string, std::string> view;
+  flatten_scalars(build_cluster_context(inventory), "", view);
+  const auto v = node_variables(inventory, inventory.nodes[1]);
+  const std::set<std::string> playbook_only{"nvidia.cuda_dashed", "is_gpu_node", "is_slurm_controller",
+                                            "is_prometheus", "gpu.model", "gpu.count"};
+  for (const auto& [name, value] : v) {
+    if (name.starts_with("node.") || name.starts_with("labels.") || playbook_only.contains(name)) continue;
+    const auto it = view.find(name);
+    if (it == view.end()) EXPECT_EQ(value, "") << name << " is not in the template context";
+    else EXPECT_EQ(value, it->second) << name;
+  }
+  EXPECT_EQ(view.at("nvidia.cuda"), v.at("nvidia.cuda"));
+}
+
+TEST(NodeVariables, SlurmClusterNameIsTheClusterNameUnlessSet) {
+  auto inventory = testing::example_inventory();
+  inventory.cluster.slurm.cluster_name.clear();
+  EXPECT_EQ(node_variables(inventory, inventory.nodes[0]).at("slurm.cluster_name"), inventory.cluster.name);
+  inventory.cluster.slurm.cluster_name = "other";
+  EXPECT_EQ(node_variables(inventory, inventory.nodes[0]).at("slurm.cluster_name"), "other");
+}
+
+TEST(NodeVariables, AbsentNodeValuesAreEmptyNotUnknown) {
+  auto inventory = testing::example_inventory();
+  inventory.nodes[0].rack.clear();
+  const auto v = node_variables(inventory, inventory.nodes[0]);
+  EXPECT_EQ(v.at("node.rack"), "");
+  EXPECT_TRUE(v.contains("node.gpu.power_watts"));
 }
 
 TEST(NodeVariables, KeyPathIsBinaryGpgForAnUnarmoredKeyFile) {

@@ -8,6 +8,7 @@
 
 #include "program_builder.hpp"
 
+#include <fmt/format.h>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>

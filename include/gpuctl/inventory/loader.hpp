@@ -1,6 +1,7 @@
 #pragma once
 // Loading and validating an inventory file. Does file I/O (reads the file); contacts nothing.
 
+#include <gpuctl/core/diagnostic.hpp>
 #include <gpuctl/core/error.hpp>
 #include <gpuctl/inventory/inventory.hpp>
 
@@ -8,20 +9,6 @@
 #include <vector>
 
 namespace gpuctl {
-
-enum class Severity { warning, error };
-
-// One finding about the inventory, with its position in the file.
-struct Diagnostic {
-  Severity severity = Severity::error;
-  std::string file;
-  int line = 0;
-  int column = 0;
-  std::string message;   // what is wrong, e.g. "unknown key 'hots' in group 'gpu'"
-  std::string hint;      // e.g. "did you mean 'hosts'?"
-
-  std::string to_string() const;  // "file:line:col: error: message (hint)"
-};
 
 struct LoadResult {
   std::optional<Inventory> inventory;     // set when there are no errors

@@ -1,18 +1,42 @@
 #pragma once
 // Loading playbooks (playbooks/*.yaml). Reads files; contacts nothing.
 
+#include <gpuctl/core/diagnostic.hpp>
 #include <gpuctl/core/error.hpp>
 #include <gpuctl/playbook/playbook.hpp>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace gpuctl {
 
-// Parses and checks a playbook: unknown keys (with a suggestion), a resource that is not
-// exactly one of file/package/service/command, a file without exactly one content source,
-// bad modes, notify naming no handler, duplicate step names. Errors carry file:line:col.
+// Every finding about one playbook, not only the first.
+struct PlaybookLoadResult {
+  std::optional<Playbook> playbook;       // set when there are no errors
+  std::vector<Diagnostic> diagnostics;    // in file order, each with file:line:col
+  bool syntax_error = false;              // the text is not YAML (the diagnostics say where)
+
+  bool ok() const { return playbook.has_value(); }
+};
+
+// Parses and checks a playbook through the YAML front end the inventory uses, and reports
+// EVERY error: YAML syntax, unknown keys (with a suggestion), duplicate keys, wrong types, a
+// resource that is not exactly one of file/package/service/command, a file without exactly one
+// content source, bad modes, package states and reboot policies, notify naming no handler,
+// duplicate step names, a handler without exactly one of run/service or with a `{{`, shell
+// text where no quoting makes a `{{value}}` literal (shell_text.hpp). Never throws; no I/O.
+PlaybookLoadResult check_playbook_text(std::string_view text, const std::string& path);
+
+// The errors of a failed check as one Error: the first error's message, position and hint;
+// when there are more, each further one on a line of its own ("\nfile:line:col: message (hint)")
+// and the first one's hint inside its message, so Error::to_string() shows them all. Code:
+// ErrorCode::parse for YAML syntax, else ErrorCode::validation.
+Error playbook_error(const PlaybookLoadResult& result);
+
+// check_playbook_text / reading the file first, as a Result: the playbook, or playbook_error().
+// A missing or unreadable file is ErrorCode::not_found / io.
 Result<Playbook> load_playbook(const std::string& path);
 Result<Playbook> load_playbook_text(std::string_view text, const std::string& path);
 

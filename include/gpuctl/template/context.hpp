@@ -10,7 +10,7 @@
 //   node.groups[].name, node.is_gpu_node,
 //   node.gpu.{model,type,count,max_index,has_power_watts,power_watts},
 //   node.ib_hcas[].name, node.ib_hcas_csv, node.labels.<key>, node.label_list[].{key,value}
-//   nvidia.{driver_branch,driver_version,cuda_version,open_kernel_module},
+//   nvidia.{driver_branch,driver_version,cuda,open_kernel_module},
 //   nvidia.repository.{url,host,key_url,key_file,key_path,pin_priority}
 //   nccl[].{key,value}
 //   slurm.{enabled,controller,controller_address,cluster_name},
@@ -22,9 +22,14 @@
 //   monitoring.node_exporter_targets[] / dcgm_exporter_targets[] .{target,node,has_rack,rack}
 // An inventory value that is empty is left out of the tree, so a template that needs it
 // fails with a "missing variable" error instead of rendering an empty string.
+//
+// This is the one derived view of a node: playbook variables (playbook/variables.hpp) are
+// its `node` part flattened (flatten_scalars) plus the same cluster-wide names, so a name
+// means the same thing in a template and in a playbook.
 
 #include <gpuctl/inventory/inventory.hpp>
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -88,6 +93,17 @@ TemplateValue build_node_context(const Node& node);
 // Where the CUDA repository's signing key lives on a node; the apt source's signed-by points
 // here. ".asc" for an armored key (key ending .asc or .pub), ".gpg" otherwise.
 std::string cuda_key_path(const RepositorySettings& repository);
+
+// The address gpuctl reaches `node` on: its `address`, else its name.
+std::string node_address(const Node& node);
+
+// The Slurm ClusterName: slurm.cluster_name, else the cluster's name.
+std::string slurm_cluster_name(const Inventory& inventory);
+
+// Every string and boolean of `value` under its dotted name ("node.gpu.count" -> "8"; booleans
+// as "true"/"false"), prefixed by `prefix` when not empty; lists are left out. Adds to `out`.
+void flatten_scalars(const TemplateValue& value, const std::string& prefix,
+                     std::map<std::string, std::string>& out);
 
 // The host part of a URL ("https://mirror.example:8443/x" -> "mirror.example"); empty if none.
 std::string url_host(std::string_view url);

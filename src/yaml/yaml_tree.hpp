@@ -1,16 +1,17 @@
 #pragma once
-// A YAML document as plain values, so that only yaml_loader.cpp sees yaml-cpp. Keeps what
+// A YAML document as plain values, so that only yaml_loader.cpp sees yaml-cpp: the one YAML
+// front end of inventories and playbooks (decoder.hpp reads it with diagnostics). Keeps what
 // validation needs and yaml-cpp's own API hides or drops: duplicate keys (in file order),
 // whether a scalar was quoted, and 1-based positions of keys and values.
 
-#include <gpuctl/inventory/loader.hpp>
+#include <gpuctl/core/diagnostic.hpp>
 
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-namespace gpuctl::inventory_detail {
+namespace gpuctl::yaml {
 
 struct YamlEntry;
 
@@ -46,8 +47,9 @@ struct ParsedYaml {
   std::vector<Diagnostic> errors;  // syntax errors, alias bombs; empty on success
 };
 
-// Parses one YAML document. Never throws; yaml-cpp's exceptions become diagnostics.
-ParsedYaml parse_yaml(std::string_view text, const std::string& path,
+// Parses one YAML document. Never throws; yaml-cpp's exceptions become diagnostics. `document`
+// names what the file holds ("inventory", "playbook") in messages.
+ParsedYaml parse_yaml(std::string_view text, const std::string& path, std::string_view document,
                       std::size_t max_nodes = k_max_yaml_nodes);
 
-}  // namespace gpuctl::inventory_detail
+}  // namespace gpuctl::yaml

@@ -2,7 +2,7 @@
 // Typed reading of YamlNode values with diagnostics: every reader reports what is wrong at
 // the node's position and returns nullopt, so decoding goes on and ALL errors are collected.
 
-#include "yaml_tree.hpp"
+#include "yaml/yaml_tree.hpp"
 
 #include <optional>
 #include <span>
@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace gpuctl::inventory_detail {
+namespace gpuctl::yaml {
 
 // The keys of one YAML map, unique, in file order.
 class MapView {
@@ -37,7 +37,7 @@ class Decoder {
   Decoder(std::string path, std::vector<Diagnostic>& diagnostics)
       : m_path(std::move(path)), m_diagnostics(diagnostics) {}
 
-  // Diagnostics quote inventory text: control characters in `message` and `hint` are shown
+  // Diagnostics quote the file's text: control characters in `message` and `hint` are shown
   // escaped (\n, \x1b), so a value can neither add a line to the output nor drive the terminal.
   void error(const YamlNode& at, std::string message, std::string hint = {});
   void error_at(int line, int column, std::string message, std::string hint = {});
@@ -72,4 +72,4 @@ class Decoder {
 // ("12.10" -> "12.1", "1e3" -> "1000"); nullopt when it is not a number.
 std::optional<std::string> yaml_number_reading(std::string_view plain);
 
-}  // namespace gpuctl::inventory_detail
+}  // namespace gpuctl::yaml

@@ -1,5 +1,5 @@
 // The one file that includes yaml-cpp: turns its node graph into YamlNode values.
-#include "yaml_tree.hpp"
+#include "yaml/yaml_tree.hpp"
 
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace gpuctl::inventory_detail {
+namespace gpuctl::yaml {
 namespace {
 
 // Records where each document starts and ignores the rest: a cheap first pass over the text.
@@ -103,7 +103,8 @@ Diagnostic error_at(const std::string& path, int line, int column, std::string m
 
 }  // namespace
 
-ParsedYaml parse_yaml(std::string_view text, const std::string& path, std::size_t max_nodes) {
+ParsedYaml parse_yaml(std::string_view text, const std::string& path, std::string_view document,
+                      std::size_t max_nodes) {
   ParsedYaml parsed;
   try {
     const std::string owned(text);
@@ -118,13 +119,13 @@ ParsedYaml parse_yaml(std::string_view text, const std::string& path, std::size_
     }
     if (counted.count > 1) {
       parsed.errors.push_back(error_at(path, 1, 1, "the file holds more than one YAML document",
-                                       "keep one inventory per file (remove the '---' separators)"));
+                                       fmt::format("keep one {} per file (remove the '---' separators)", document)));
       return parsed;
     }
-    if (counted.count == 0) return parsed;  // root stays null: reported as an empty inventory
-    const auto document = YAML::Load(owned);
+    if (counted.count == 0) return parsed;  // root stays null: the decoder reports an empty document
+    const auto loaded = YAML::Load(owned);
     Converter converter(max_nodes);
-    parsed.root = converter.convert(document, YAML::Mark());
+    parsed.root = converter.convert(loaded, YAML::Mark());
     if (parsed.root.line == 0) parsed.root.line = parsed.root.column = 1;
   } catch (const TooLarge&) {
     parsed.errors.push_back(error_at(path, 1, 1,
@@ -154,4 +155,4 @@ ParsedYaml parse_yaml(std::string_view text, const std::string& path, std::size_
   return parsed;
 }
 
-}  // namespace gpuctl::inventory_detail
+}  // namespace gpuctl::yaml

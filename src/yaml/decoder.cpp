@@ -1,4 +1,4 @@
-#include "decoder.hpp"
+#include "yaml/decoder.hpp"
 
 #include <gpuctl/util/strings.hpp>
 
@@ -10,7 +10,7 @@
 #include <cmath>
 #include <regex>
 
-namespace gpuctl::inventory_detail {
+namespace gpuctl::yaml {
 
 const MapView::Entry* MapView::find(std::string_view key) const {
   const auto it = m_index.find(key);
@@ -203,4 +203,4 @@ std::optional<std::vector<std::string>> Decoder::string_list(const YamlNode& nod
   return out;
 }
 
-}  // namespace gpuctl::inventory_detail
+}  // namespace gpuctl::yaml
