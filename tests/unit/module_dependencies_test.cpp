@@ -2,8 +2,8 @@
 // headers (include/gpuctl/<module>) and its sources (src/<module>) include only modules of a
 // lower layer, and the planner includes nothing that does I/O. The layers, lowest first (an
 // arrow means "may use"; modules of one layer do not use each other):
-//   core -> util -> inventory -> {template, transport, state} -> {playbook, exec} -> facts ->
-//   plan -> {apply, verify} -> report -> api -> cli
+//   core -> util -> yaml -> inventory -> {template, transport, state} -> {playbook, exec} ->
+//   facts -> plan -> {apply, verify} -> report -> api -> cli
 #include <gpuctl_build_paths.hpp>
 
 #include <gtest/gtest.h>
@@ -22,9 +22,9 @@ namespace fs = std::filesystem;
 
 const std::map<std::string, int>& layers() {
   static const std::map<std::string, int> k_layers{
-      {"core", 0},     {"util", 1},     {"inventory", 2}, {"template", 3}, {"transport", 3}, {"state", 3},
-      {"playbook", 4}, {"exec", 4},     {"facts", 5},     {"plan", 6},     {"apply", 7},     {"verify", 7},
-      {"report", 8},   {"api", 9},      {"cli", 10},
+      {"core", 0},      {"util", 1},      {"yaml", 2},  {"inventory", 3}, {"template", 4}, {"transport", 4},
+      {"state", 4},     {"playbook", 5},  {"exec", 5},  {"facts", 6},     {"plan", 7},     {"apply", 8},
+      {"verify", 8},    {"report", 9},    {"api", 10},  {"cli", 11},
   };
   return k_layers;
 }
@@ -50,10 +50,12 @@ struct Include {
   std::string module;
 };
 
-// Every `#include <gpuctl/<module>/...>` (or "gpuctl/<module>/...") in the module's headers
+// Every `#include <gpuctl/<module>/...>` (or "gpuctl/<module>/..."), and every include of a
+// module's private header by its path under src/ ("yaml/decoder.hpp"), in the module's headers
 // and sources.
 std::vector<Include> includes_of(const std::string& module, int& files_read) {
   static const std::regex k_include(R"(^\s*#\s*include\s*[<"]gpuctl/([A-Za-z0-9_]+)/)");
+  static const std::regex k_private_include(R"(^\s*#\s*include\s*"([A-Za-z0-9_]+)/)");
   const fs::path root(GPUCTL_SOURCE_DIR);
   std::vector<Include> found;
   for (const auto& dir : {root / "include" / "gpuctl" / module, root / "src" / module}) {
@@ -66,7 +68,7 @@ std::vector<Include> includes_of(const std::string& module, int& files_read) {
       std::string text;
       for (int line = 1; std::getline(in, text); ++line) {
         std::smatch match;
-        if (std::regex_search(text, match, k_include))
+        if (std::regex_search(text, match, k_include) || std::regex_search(text, match, k_private_include))
           found.push_back({fs::relative(entry.path(), root).string(), line, match[1].str()});
       }
     }
@@ -96,6 +98,17 @@ TEST(ModuleDependencies, ReportIncludesNothingFromApi) {
   for (const auto& include : includes_of("report", files_read))
     EXPECT_NE(include.module, "api") << include.file << ":" << include.line
                                      << ": views render the outcome values of apply/ and verify/, not the engine";
+  EXPECT_GT(files_read, 0);
+}
+
+// The CLI translates: flags -> request -> use case -> view -> exit code (docs/design.md).
+TEST(ModuleDependencies, CliIncludesOnlyTheUseCasesViewsAndCore) {
+  const std::set<std::string> allowed{"api", "report", "core", "util"};
+  int files_read = 0;
+  for (const auto& include : includes_of("cli", files_read))
+    EXPECT_TRUE(allowed.contains(include.module))
+        << include.file << ":" << include.line << ": the CLI includes gpuctl/" << include.module
+        << "/: go through a use case in api/ (or a view in report/)";
   EXPECT_GT(files_read, 0);
 }
 
