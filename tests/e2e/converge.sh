@@ -46,8 +46,8 @@ echo "--- a saved plan is refused once the node changed"
 "$SANDBOX_CMD" ssh node03 "echo '# local edit' >> /etc/nccl.conf"
 expect_rc 2 g plan "$INVENTORY" --detailed-exitcode -o "$WORK/plan.json"
 "$SANDBOX_CMD" ssh node03 "echo '# another edit' >> /etc/nccl.conf"
-expect_rc 3 g apply "$WORK/plan.json"
-expect_output 'stale plan'
+expect_rc 1 g apply "$WORK/plan.json"
+expect_output 'refusing the saved plan .*node node03: the changes differ: ~ update /etc/nccl.conf'
 expect_rc 0 g apply "$INVENTORY" --yes --limit node03
 
 echo "--- ECC errors fail verify, naming the GPU and the count"
