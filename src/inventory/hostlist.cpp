@@ -282,9 +282,9 @@ namespace {
 //   "gpu[01-02]-ib" are "Invalid hostlist". So the last number is bracketed whenever an earlier
 //   one is ("r[01-02]n[01]"), and names that end in a letter are never folded ("gpu01-ib").
 // - Slurm expands a name of three or more brackets in another order than the first-slowest
-//   order of expand() ("a[1-2]b[1-2]c[1-2]": b slowest, then a, then c), and slurm.conf pairs
-//   NodeName with NodeAddr in Slurm's order. So at most two numbers of a name are ranges, and
-//   expand() and Slurm list the names of every folded form in the same order.
+//   order of expand() ("a[1-2]b[1-2]c[1-2]": b slowest, then a, then c; "a[1-2]b[1-2]c[1]"
+//   too), and slurm.conf pairs NodeName with NodeAddr in Slurm's order. So a name holds at
+//   most two brackets, and expand() and Slurm list the names of every form in the same order.
 std::string fold(const std::vector<std::string>& names, bool for_slurm) {
   // Rows of numbers-as-written-or-folded per pattern; folding goes dimension by dimension
   // from the last, so a full cartesian product ends as "rack[1-2]-gpu[001-004]".
@@ -314,8 +314,14 @@ std::string fold(const std::vector<std::string>& names, bool for_slurm) {
       std::vector<std::vector<std::string>> next;
       for (const auto& rest : order) {
         auto& members = groups[rest];
-        // Slurm: two ranges already to the right, so this dimension stays one name per value.
-        if (for_slurm && std::ranges::count_if(rest, is_range) >= 2) {
+        // Slurm: a range here would make a third bracket (counting the one the last number
+        // gets when it is not a range itself), so this dimension stays one name per value.
+        const auto brackets = [&] {
+          const auto ranges = std::ranges::count_if(rest, is_range) + 1;
+          const bool last_is_range = d + 1 == dims || is_range(rest.back());
+          return ranges + (last_is_range ? 0 : 1);
+        };
+        if (for_slurm && members.size() > 1 && brackets() > 2) {
           for (auto& member : members) {
             next.push_back(rest);
             next.back()[d] = std::move(member);

@@ -2,7 +2,7 @@
 # Every hostlist gpuctl writes into Slurm's files is read by the real Slurm as the inventory
 # means it, for a corpus of naming schemes (tests/data/inventories/good/slurm-hostlists.yaml:
 # gpu001, r01n05 racks with holes, rack1-gpu07, rack01-gpu34, dgx-h100-01, mixed widths, names
-# ending in letters, a three-level c1r1n1 product). The rendered slurm.conf is started with the
+# ending in letters, three-level c1r1n1 and d1r1n1 products). The rendered slurm.conf is started with the
 # real slurmctld (own munged, state and port under a temp dir, SlurmctldHost rewritten to this
 # machine); `scontrol show nodes/partition` must then list exactly the inventory's nodes, each
 # with its own NodeAddr and GRES, and each partition exactly its nodes. Every NodeName=,
@@ -144,7 +144,7 @@ EOF
 stop "$ctld_pid"; ctld_pid=''
 
 # --- 3. slurmd finds each naming scheme's GPUs through gres.conf's NodeName
-for node in gpu007 r02n08 r03n02 rack2-gpu07 rack04-gpu34 dgx-h100-03 dgx-a100-07 node9 node011 node101 gpu02-ib c2r1n2; do
+for node in gpu007 r02n08 r03n02 rack2-gpu07 rack04-gpu34 dgx-h100-03 dgx-a100-07 node9 node011 node101 gpu02-ib c2r1n2 d2r1n1; do
   gres=$(python3 -c 'import json,sys; n=[n for n in json.load(open(sys.argv[1]))["nodes"] if n["name"]==sys.argv[2]][0]; print(n["gpu"]["model"].lower(), n["gpu"]["count"])' "$work/inventory.json" "$node")
   read -r type count <<< "$gres"
   out=$(timeout 60 "$slurmd" -D -N "$node" -G -f "$conf" 2>&1) || fail "slurmd -G -N $node: $out"
