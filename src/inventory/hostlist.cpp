@@ -273,47 +273,74 @@ std::string fold_numbers(std::vector<std::string> numbers, bool& single) {
 
 }  // namespace
 
-std::string compress(const std::vector<std::string>& names) {
-  // Rows of (texts, numbers-as-written-or-folded); folding goes dimension by dimension from
-  // the last, so a full cartesian product ends as "rack[1-2]-gpu[001-004]".
-  struct Row {
-    std::vector<std::string> texts;
-    std::vector<std::string> dims;  // per dimension: a digit string or a folded "[...]"
-  };
-  std::map<std::vector<std::string>, std::vector<Row>> by_pattern;
+namespace {
+
+// The folding behind compress() and compress_for_slurm(). `for_slurm` applies the rules of
+// Slurm's own parser (hostlist.c, `_hostlist_create_bracketed`, Slurm 22.05), checked against
+// `scontrol show hostnames`:
+// - a name holding a bracket must end with its last `]`: "r[01-02]n01", "rack[1-2]-gpu07" and
+//   "gpu[01-02]-ib" are "Invalid hostlist". So the last number is bracketed whenever an earlier
+//   one is ("r[01-02]n[01]"), and names that end in a letter are never folded ("gpu01-ib").
+// - Slurm expands a name of three or more brackets in another order than the first-slowest
+//   order of expand() ("a[1-2]b[1-2]c[1-2]": b slowest, then a, then c; "a[1-2]b[1-2]c[1]"
+//   too), and slurm.conf pairs NodeName with NodeAddr in Slurm's order. So a name holds at
+//   most two brackets, and expand() and Slurm list the names of every form in the same order.
+std::string fold(const std::vector<std::string>& names, bool for_slurm) {
+  // Rows of numbers-as-written-or-folded per pattern; folding goes dimension by dimension
+  // from the last, so a full cartesian product ends as "rack[1-2]-gpu[001-004]".
+  std::map<std::vector<std::string>, std::vector<std::vector<std::string>>> by_pattern;
   std::set<std::string> unique(names.begin(), names.end());
   for (const auto& name : unique) {
     auto s = split_name(name);
-    by_pattern[s.texts].push_back({s.texts, s.numbers});
+    by_pattern[s.texts].push_back(s.numbers);
   }
+  auto is_range = [](const std::string& value) { return value.starts_with('['); };
   std::vector<std::string> out;
-  for (auto& [texts, rows] : by_pattern) {
+  for (auto& [texts, current] : by_pattern) {
     const std::size_t dims = texts.size() - 1;
-    std::vector<std::pair<std::vector<std::string>, std::string>> current;
-    for (const auto& row : rows) current.emplace_back(row.dims, "");
-    for (std::size_t d = dims; d-- > 0;) {
+    // Slurm: a name that does not end in its last number cannot end in a bracket.
+    const bool foldable = !for_slurm || texts.back().empty();
+    for (std::size_t d = dims; foldable && d-- > 0;) {
       // Group rows that differ only in dimension d; fold that dimension.
       std::map<std::vector<std::string>, std::vector<std::string>> groups;
       std::vector<std::vector<std::string>> order;
-      for (auto& [values, unused] : current) {
+      for (auto& values : current) {
         auto rest = values;
         rest[d].clear();
         auto [it, inserted] = groups.try_emplace(rest);
         if (inserted) order.push_back(rest);
         it->second.push_back(values[d]);
       }
-      std::vector<std::pair<std::vector<std::string>, std::string>> next;
+      std::vector<std::vector<std::string>> next;
       for (const auto& rest : order) {
         auto& members = groups[rest];
+        // Slurm: a range here would make a third bracket (counting the one the last number
+        // gets when it is not a range itself), so this dimension stays one name per value.
+        const auto brackets = [&] {
+          const auto ranges = std::ranges::count_if(rest, is_range) + 1;
+          const bool last_is_range = d + 1 == dims || is_range(rest.back());
+          return ranges + (last_is_range ? 0 : 1);
+        };
+        if (for_slurm && members.size() > 1 && brackets() > 2) {
+          for (auto& member : members) {
+            next.push_back(rest);
+            next.back()[d] = std::move(member);
+          }
+          continue;
+        }
         // Dimension d is not folded yet, so members are plain digit strings.
         bool single = false;
         const auto folded = fold_numbers(members, single);
         auto values = rest;
         values[d] = single ? folded : "[" + folded + "]";
-        next.emplace_back(std::move(values), "");
+        next.push_back(std::move(values));
       }
       current = std::move(next);
     }
+    // Slurm: the last number is bracketed when an earlier one is, "r[01-02]n[01]".
+    if (for_slurm && foldable && dims > 0)
+      for (auto& values : current)
+        if (std::ranges::any_of(values, is_range) && !is_range(values.back())) values.back() = "[" + values.back() + "]";
     // Order within a pattern numerically by the first value of each dimension.
     auto first_value = [](const std::string& s) {
       const auto begin = s.find_first_of("0123456789");
@@ -322,12 +349,12 @@ std::string compress(const std::vector<std::string>& names) {
     };
     std::ranges::sort(current, [&](const auto& a, const auto& b) {
       for (std::size_t d = 0; d < dims; ++d) {
-        const auto va = first_value(a.first[d]), vb = first_value(b.first[d]);
+        const auto va = first_value(a[d]), vb = first_value(b[d]);
         if (va != vb) return va < vb;
       }
-      return a.first < b.first;
+      return a < b;
     });
-    for (const auto& [values, unused] : current) {
+    for (const auto& values : current) {
       std::string name = texts[0];
       for (std::size_t d = 0; d < dims; ++d) name += values[d] + texts[d + 1];
       out.push_back(std::move(name));
@@ -340,5 +367,11 @@ std::string compress(const std::vector<std::string>& names) {
   }
   return joined;
 }
+
+}  // namespace
+
+std::string compress(const std::vector<std::string>& names) { return fold(names, false); }
+
+std::string compress_for_slurm(const std::vector<std::string>& names) { return fold(names, true); }
 
 }  // namespace gpuctl::hostlist

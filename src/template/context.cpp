@@ -102,8 +102,9 @@ std::string url_address(const std::string& address) {
 }
 
 // slurm.conf's NodeAddr for the nodes `expression` names, in the order Slurm expands it (Slurm
-// pairs the two lists name by name). Folded like the names when that keeps the order, e.g.
-// "10.10.1.[1-8]", else comma-separated. Empty when every address is the node's name.
+// pairs the two lists name by name; expand() gives that order for every compress_for_slurm
+// form). Folded like the names when that keeps the order, e.g. "10.10.1.[1-8]", else
+// comma-separated. Empty when every address is the node's name.
 std::string slurm_node_addresses(const std::string& expression, const std::map<std::string, std::string>& address_by_name) {
   const auto names = hostlist::expand(expression);
   if (!names) return {};
@@ -115,7 +116,7 @@ std::string slurm_node_addresses(const std::string& expression, const std::map<s
     all_names = all_names && addresses.back() == name;
   }
   if (all_names) return {};
-  const auto folded = hostlist::compress(addresses);
+  const auto folded = hostlist::compress_for_slurm(addresses);
   const auto unfolded = hostlist::expand(folded);
   return unfolded && *unfolded == addresses ? folded : util::join(addresses, ",");
 }
@@ -261,7 +262,7 @@ TemplateValue slurm_node_groups(const Inventory& inventory) {
   for (const auto& [key, names] : groups) {
     const auto& [type, count, options] = key;
     TemplateValue entry;
-    const auto expression = hostlist::compress(names);
+    const auto expression = hostlist::compress_for_slurm(names);
     entry["nodes"] = expression;
     // slurmctld reaches each slurmd at the address gpuctl reaches the node on: node names
     // need not resolve (they do not in the sandbox), and slurmd binds it (CommunicationParameters).
@@ -295,7 +296,7 @@ TemplateValue slurm_value(const Inventory& inventory) {
   for (const auto& partition : slurm.partitions) {
     TemplateValue entry;
     entry["name"] = partition.name;
-    entry["nodes"] = hostlist::compress(partition.node_names);
+    entry["nodes"] = hostlist::compress_for_slurm(partition.node_names);
     entry["default"] = partition.is_default;
     entry["options"] = key_values(partition.options);
     partitions.push_back(std::move(entry));

@@ -42,10 +42,13 @@ run_slurmd() {
 if ! run_slurmd; then
   echo "FAIL: slurmd rejected the rendered configuration:"; cat "$work/slurmd.out" "$work/slurmd.log" 2>/dev/null; exit 1
 fi
-if ! cat "$work/slurmd.out" "$work/slurmd.log" 2>/dev/null | grep -q "Gres Name=gpu Type=h100 Count=8"; then
-  echo "FAIL: slurmd did not report the node's 8 H100 GPUs:"; cat "$work/slurmd.out" "$work/slurmd.log" 2>/dev/null; exit 1
+# Read into a variable first: under pipefail, `cat | grep -q` fails whenever grep exits
+# before cat has written everything (SIGPIPE), which made this check fail at random.
+output=$(cat "$work/slurmd.out" "$work/slurmd.log" 2>/dev/null || true)
+if ! grep -q "Gres Name=gpu Type=h100 Count=8" <<< "$output"; then
+  echo "FAIL: slurmd did not report the node's 8 H100 GPUs:"; echo "$output"; exit 1
 fi
-if cat "$work/slurmd.out" "$work/slurmd.log" 2>/dev/null | grep -E "Parsing error|fix your gres.conf|fatal"; then
+if grep -E "Parsing error|fix your gres.conf|fatal" <<< "$output"; then
   echo "FAIL: slurmd complained about the configuration"; exit 1
 fi
 

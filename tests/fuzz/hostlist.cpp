@@ -1,6 +1,8 @@
 // Fuzz target: hostlist expansion and folding (inventory/hostlist.hpp).
 // Properties: expand() stays within its limit and never yields an empty or duplicate name;
-// compress() of any set of plain names expands back to exactly that set.
+// compress() of any set of plain names expands back to exactly that set; so does
+// compress_for_slurm(), whose names each end at their last `]` and hold at most two brackets
+// (the forms Slurm's parser reads, in expand()'s order).
 #include "fuzz_input.hpp"
 
 #include <gpuctl/inventory/hostlist.hpp>
@@ -20,6 +22,22 @@ bool plain_name(std::string_view name) {
   return name.find_first_of(",[]") == std::string_view::npos;
 }
 
+// Slurm 22.05's hostlist parser: a name holding a bracket ends with one; at most two per name.
+bool slurm_shaped(std::string_view expression) {
+  std::size_t brackets = 0;
+  bool inside = false;
+  for (std::size_t i = 0; i <= expression.size(); ++i) {
+    const char c = i < expression.size() ? expression[i] : ',';
+    if (c == '[') inside = true, ++brackets;
+    if (c == ']') inside = false;
+    if (c == ',' && !inside) {
+      if (brackets > 2 || (brackets > 0 && expression[i - 1] != ']')) return false;
+      brackets = 0;
+    }
+  }
+  return true;
+}
+
 void check_round_trip(const std::vector<std::string>& names) {
   const std::set<std::string> wanted(names.begin(), names.end());
   const auto folded = gpuctl::hostlist::compress(names);
@@ -27,6 +45,12 @@ void check_round_trip(const std::vector<std::string>& names) {
   if (!again) property_failed("compress() wrote a hostlist that expand() refuses");
   if (std::set<std::string>(again->begin(), again->end()) != wanted || again->size() != wanted.size())
     property_failed("expand(compress(names)) is not the same set of names");
+  const auto for_slurm = gpuctl::hostlist::compress_for_slurm(names);
+  if (!slurm_shaped(for_slurm)) property_failed("compress_for_slurm() wrote a form Slurm refuses");
+  auto slurm_again = gpuctl::hostlist::expand(for_slurm, wanted.size());
+  if (!slurm_again) property_failed("compress_for_slurm() wrote a hostlist that expand() refuses");
+  if (std::set<std::string>(slurm_again->begin(), slurm_again->end()) != wanted || slurm_again->size() != wanted.size())
+    property_failed("expand(compress_for_slurm(names)) is not the same set of names");
 }
 
 }  // namespace

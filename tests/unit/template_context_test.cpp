@@ -164,3 +164,37 @@ TEST(TemplateContext, Ipv6AddressesAreBracketedWherePortsFollow) {
   EXPECT_EQ(at(context, {"node", "address"}).as_string(), "fd00::11");
   EXPECT_EQ(strings_of(at(context, {"monitoring", "node_exporter_targets"}), "target")[1], "[fd00::11]:9100");
 }
+
+TEST(TemplateContext, SlurmHostlistsUseTheFormsSlurmParses) {
+  Inventory inventory = example_inventory();
+  // gpu01..gpu08 become r01n05, r02n05, ..., r08n05 (one node per rack at the same slot).
+  std::vector<std::string> renamed;
+  for (auto& node : inventory.nodes)
+    if (node.name.starts_with("gpu")) renamed.push_back(node.name = "r0" + node.name.substr(4) + "n05");
+  inventory.cluster.slurm.partitions[0].node_names = renamed;
+  inventory.cluster.slurm.partitions[1].node_names = {"r07n05", "r08n05"};
+  const auto context = build_template_context(inventory, inventory.nodes[0]);
+  // ClusterShell's fold r[01-08]n05 is "Invalid hostlist" to Slurm.
+  EXPECT_EQ(strings_of(at(context, {"slurm", "node_groups"}), "nodes"), std::vector<std::string>{"r[01-08]n[05]"});
+  EXPECT_EQ(strings_of(at(context, {"slurm", "node_groups"}), "addresses"), std::vector<std::string>{"10.10.1.[1-8]"});
+  EXPECT_EQ(strings_of(at(context, {"slurm", "partitions"}), "nodes"),
+            (std::vector<std::string>{"r[01-08]n[05]", "r[07-08]n[05]"}));
+}
+
+TEST(TemplateContext, SlurmNodeNamesAndAddressesOfARackGridFoldAlike) {
+  Inventory inventory = example_inventory();
+  // gpu01..gpu08 become r1n1..r1n4 (10.0.1.1-4) and r2n1..r2n4 (10.0.2.1-4).
+  std::vector<std::string> renamed;
+  for (auto& node : inventory.nodes)
+    if (node.name.starts_with("gpu")) {
+      const int i = std::stoi(node.name.substr(3)) - 1;
+      renamed.push_back(node.name = "r" + std::to_string(i / 4 + 1) + "n" + std::to_string(i % 4 + 1));
+      node.connection.address = "10.0." + std::to_string(i / 4 + 1) + "." + std::to_string(i % 4 + 1);
+    }
+  inventory.cluster.slurm.partitions[0].node_names = renamed;
+  inventory.cluster.slurm.partitions[1].node_names = {"r2n4"};
+  const auto context = build_template_context(inventory, inventory.nodes[0]);
+  EXPECT_EQ(strings_of(at(context, {"slurm", "node_groups"}), "nodes"), std::vector<std::string>{"r[1-2]n[1-4]"});
+  EXPECT_EQ(strings_of(at(context, {"slurm", "node_groups"}), "addresses"), std::vector<std::string>{"10.0.[1-2].[1-4]"});
+  EXPECT_EQ(strings_of(at(context, {"slurm", "partitions"}), "nodes"), (std::vector<std::string>{"r[1-2]n[1-4]", "r2n4"}));
+}

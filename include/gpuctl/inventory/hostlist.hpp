@@ -26,4 +26,12 @@ Result<std::vector<std::string>> expand(std::string_view expression, std::size_t
 // `nodeset -f` (names grouped by their non-numeric pattern, numbers ascending, padding kept).
 std::string compress(const std::vector<std::string>& names);
 
+// compress() for hostlists that Slurm reads (slurm.conf NodeName=, NodeAddr=, Nodes=;
+// gres.conf NodeName=). Slurm's parser refuses part of ClusterShell's syntax: a name holding a
+// bracket must end with one ("r[01-02]n[01]", never "r[01-02]n01"), so names ending in a letter
+// are listed one by one ("gpu01-ib,gpu02-ib"); and a name holds at most two brackets
+// ("c1r[1-2]n[1-2],c2r[1-2]n[1-2]", "c1r[1-2]n[1],c2r[1-2]n[1]"), so Slurm expands every result
+// in the order expand() does (it orders three brackets differently).
+std::string compress_for_slurm(const std::vector<std::string>& names);
+
 }  // namespace gpuctl::hostlist
