@@ -70,7 +70,7 @@ void RunRecorder::record_facts(const NodeFacts& facts) {
 
 void RunRecorder::record_facts(const Session& session) {
   for (std::size_t i = 0; i < session.nodes().size(); ++i)
-    if (const auto* facts = session.gathered_facts(i)) {
+    if (const auto* facts = session.probed_facts(i)) {
       // Facts carry the name they were gathered under; the inventory's name is the one history is keyed by.
       if (facts->node == session.nodes()[i]->name) {
         record_facts(*facts);

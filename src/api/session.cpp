@@ -52,12 +52,12 @@ Session::Session(const Inventory& inventory, std::vector<const Node*> nodes, std
 
 Session::~Session() = default;
 
-const NodeFacts* Session::gathered_facts(std::size_t index) const {
+const NodeFacts* Session::probed_facts(std::size_t index) const {
   if (index >= m_data.size() || !m_data[index]->facts) return nullptr;
   return &*m_data[index]->facts;
 }
 
-Result<NodeState> Session::gather(std::size_t index) {
+Result<NodeState> Session::probe_node(std::size_t index) {
   auto& data = *m_data[index];
   const Node& node = *m_nodes[index];
   if (!data.program) {
@@ -92,7 +92,7 @@ Plan Session::plan() {
   const auto options = executor_options("plan");
   const auto outcomes = exec::run_on_nodes(m_nodes, [&](std::size_t i, const Node& node) -> exec::TaskResult {
     m_hooks.on_node_start(node.name, "plan");
-    auto state = gather(i);
+    auto state = probe_node(i);
     if (!state) {
       plan.nodes[i] = NodePlan{node.name, is_connection_error(state.error()) ? NodePlanStatus::unreachable : NodePlanStatus::failed,
                                state.error().to_string(), {}, {}};
@@ -123,7 +123,7 @@ exec::TaskResult Session::apply_one(std::size_t i, const NodePlan* node_plan, bo
             node_plan->error};
   m_hooks.on_node_start(node.name, "apply");
   if (check_fresh || !m_data[i]->program) {
-    auto fresh = gather(i);
+    auto fresh = probe_node(i);
     if (!fresh) return from_error(fresh.error());
     const bool stale = check_fresh && fresh->fingerprint() != node_plan->state_fingerprint;
     keep_facts(i, std::move(*fresh));
@@ -206,7 +206,7 @@ std::vector<NodeApplyOutcome> Session::apply(const Plan& plan, bool check_fresh)
 }
 
 exec::TaskResult Session::verify_one(std::size_t i, IgnoredDrain ignored, std::vector<CheckResult>& checks) {
-  auto gathered = gather(i);
+  auto gathered = probe_node(i);
   if (!gathered) return from_error(gathered.error());
   NodeState& state = *gathered;
   m_data[i]->facts = state.facts;  // a copy: recorded even when the all-reduce below cannot run

@@ -40,7 +40,7 @@ void print_gathered(const std::vector<exec::ExecNodeResult>& results) {
     if (r.result) outputs.push_back({r.outcome.node, r.result->out, r.result->err, r.result->exit_code});
     else outputs.push_back({r.outcome.node, "", fmt::format("{}: {}\n", exec::to_string(r.outcome.status), r.outcome.reason), -1});
   }
-  for (const auto& group : exec::gather_outputs(outputs)) {
+  for (const auto& group : exec::group_outputs(outputs)) {
     std::string header = fmt::format("{} ({})", group.hostlist, group.nodes.size());
     if (group.exit_code > 0) header += fmt::format(" exit code {}", group.exit_code);
     const std::string rule(std::max<std::size_t>(header.size(), 15), '-');

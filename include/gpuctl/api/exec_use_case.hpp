@@ -4,7 +4,7 @@
 
 #include <gpuctl/api/run_request.hpp>
 #include <gpuctl/api/verdict.hpp>
-#include <gpuctl/exec/gather.hpp>
+#include <gpuctl/exec/output_groups.hpp>
 #include <gpuctl/exec/remote_exec.hpp>
 
 #include <chrono>

@@ -68,13 +68,13 @@ class Session {
   // The facts gathered for nodes()[index] by the last plan, apply or verify that reached it;
   // nullptr when its state was never gathered (unreachable, skipped). Call between runs, not
   // during one. For the run history's facts snapshots.
-  const NodeFacts* gathered_facts(std::size_t index) const;
+  const NodeFacts* probed_facts(std::size_t index) const;
 
  private:
   struct NodeData;
   // Resolves the node's program (once per session) and gathers the node's current state.
-  Result<NodeState> gather(std::size_t index);
-  // Keeps the facts of a state whose plan or checks are made (gathered_facts); drops the rest.
+  Result<NodeState> probe_node(std::size_t index);
+  // Keeps the facts of a state whose plan or checks are made (probed_facts); drops the rest.
   void keep_facts(std::size_t index, NodeState&& state);
   // Called when a node's task in a phase ends: closes its session unless every node's session
   // fits in the open-file limit for the whole run (exec::can_keep_sessions_open).

@@ -23,6 +23,6 @@ struct OutputGroup {
 };
 
 // Groups in order of first appearance of each distinct output.
-std::vector<OutputGroup> gather_outputs(const std::vector<NodeOutput>& outputs);
+std::vector<OutputGroup> group_outputs(const std::vector<NodeOutput>& outputs);
 
 }  // namespace gpuctl::exec

@@ -1,11 +1,11 @@
-#include <gpuctl/exec/gather.hpp>
+#include <gpuctl/exec/output_groups.hpp>
 
 #include <gtest/gtest.h>
 
 using namespace gpuctl::exec;
 
-TEST(GatherOutputs, FoldsIdenticalOutputUnderOneCompressedHostlist) {
-  const auto groups = gather_outputs({{"gpu01", "550.127.08\n", "", 0},
+TEST(GroupOutputs, FoldsIdenticalOutputUnderOneCompressedHostlist) {
+  const auto groups = group_outputs({{"gpu01", "550.127.08\n", "", 0},
                                       {"gpu02", "550.127.08\n", "", 0},
                                       {"gpu03", "535.54.03\n", "", 0},
                                       {"gpu04", "550.127.08\n", "", 0}});
@@ -16,8 +16,8 @@ TEST(GatherOutputs, FoldsIdenticalOutputUnderOneCompressedHostlist) {
   EXPECT_EQ(groups[1].hostlist, "gpu03");
 }
 
-TEST(GatherOutputs, SameOutputWithDifferentExitCodeOrStderrIsNotFolded) {
-  const auto groups = gather_outputs({{"n1", "x\n", "", 0}, {"n2", "x\n", "", 1}, {"n3", "x\n", "warn\n", 0},
+TEST(GroupOutputs, SameOutputWithDifferentExitCodeOrStderrIsNotFolded) {
+  const auto groups = group_outputs({{"n1", "x\n", "", 0}, {"n2", "x\n", "", 1}, {"n3", "x\n", "warn\n", 0},
                                       {"n4", "x\n", "", 1}});
   ASSERT_EQ(groups.size(), 3u);
   EXPECT_EQ(groups[0].hostlist, "n1");
@@ -26,4 +26,4 @@ TEST(GatherOutputs, SameOutputWithDifferentExitCodeOrStderrIsNotFolded) {
   EXPECT_EQ(groups[2].err, "warn\n");
 }
 
-TEST(GatherOutputs, EmptyInputGivesNoGroups) { EXPECT_TRUE(gather_outputs({}).empty()); }
+TEST(GroupOutputs, EmptyInputGivesNoGroups) { EXPECT_TRUE(group_outputs({}).empty()); }

@@ -1,4 +1,4 @@
-#include <gpuctl/exec/gather.hpp>
+#include <gpuctl/exec/output_groups.hpp>
 #include <gpuctl/inventory/hostlist.hpp>
 
 #include <map>
@@ -6,7 +6,7 @@
 
 namespace gpuctl::exec {
 
-std::vector<OutputGroup> gather_outputs(const std::vector<NodeOutput>& outputs) {
+std::vector<OutputGroup> group_outputs(const std::vector<NodeOutput>& outputs) {
   std::vector<OutputGroup> groups;
   // Keyed by views into `outputs`, which outlives the map.
   std::map<std::tuple<std::string_view, std::string_view, int>, std::size_t> index;
