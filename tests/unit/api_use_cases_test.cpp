@@ -3,6 +3,7 @@
 // --max-fail, facts' exit rule, and the node workflows. No SSH, no root: each test runs in
 // milliseconds.
 #include <gpuctl/api/apply_use_case.hpp>
+#include <gpuctl/api/exec_use_case.hpp>
 #include <gpuctl/api/facts_use_case.hpp>
 #include <gpuctl/api/hostkeys_use_case.hpp>
 #include <gpuctl/api/node_workflow_use_case.hpp>
@@ -29,6 +30,13 @@ using testing::TempDir;
 constexpr const char* k_conf = "/etc/gpuctl-test.conf";
 constexpr const char* k_marker = "/var/lib/gpuctl-test/done";
 constexpr const char* k_driver = "nvidia-driver-550";
+
+std::string test_data(const std::string& relative) {
+  std::ifstream in(std::string(GPUCTL_TEST_DATA_DIR) + "/" + relative, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 std::string slurm_capture(const std::string& name) {
   std::ifstream in(std::string(GPUCTL_TEST_DATA_DIR) + "/slurm/" + name, std::ios::binary);
@@ -395,6 +403,73 @@ TEST_F(UseCases, ReplaceGpuWithoutRecordedFactsIsAnErrorAndWorksOnOneNodeOnly) {
   const auto declined = run_replace_gpu(request, [] { return Confirmation::declined; }, env());
   EXPECT_TRUE(declined.declined);
   EXPECT_EQ(declined.verdict, Verdict::ok);
+}
+
+// replace-gpu names the swapped card: a verify records the node's eight GPUs (the synthetic
+// 8-GPU query of tests/data/nvidia-smi/synthetic-8gpu), then the card in slot 3 is another one
+// (serial and UUID); replace-gpu reports exactly that slot with the old and new serial and
+// clears only that card's ECC counters.
+TEST_F(UseCases, ReplaceGpuNamesTheSwappedCardAndClearsOnlyItsCounters) {
+  auto csv = test_data("nvidia-smi/synthetic-8gpu/query-gpu.csv");
+  ASSERT_FALSE(csv.empty());
+  node("gpu01").gpu_query = csv;
+  const auto verified = run_verify({target("gpu01")}, env());
+  ASSERT_EQ(verified.outcomes.size(), 1u) << verified.error;
+
+  const std::string old_serial = "1653724067181", new_serial = "1653724099999";
+  const std::string old_uuid = "GPU-45bfc1e6-e3e5-f4f6-384a-7c4dcf4496d3";
+  const std::string new_uuid = "GPU-0d6a0e2b-1c3d-4e5f-8a9b-0c1d2e3f4a5b";
+  ASSERT_NE(csv.find(old_serial), std::string::npos);
+  csv.replace(csv.find(old_serial), old_serial.size(), new_serial);
+  csv.replace(csv.find(old_uuid), old_uuid.size(), new_uuid);
+  node("gpu01").gpu_query = csv;
+  node("gpu01").on_command("lspci", {0, "8\n", "", {}});
+
+  NodeWorkflowRequest request;
+  request.target = target();
+  request.node = "gpu01";
+  const auto result = run_replace_gpu(request, [] { return Confirmation::go; }, env());
+  ASSERT_TRUE(result.report) << result.error;
+  ASSERT_EQ(result.report->changes.size(), 1u) << result.error;
+  const auto& change = result.report->changes[0];
+  EXPECT_EQ(change.slot, 3);
+  EXPECT_EQ(change.kind, facts::GpuChangeKind::replaced);
+  EXPECT_EQ(change.old_serial, old_serial);
+  EXPECT_EQ(change.new_serial, new_serial);
+  EXPECT_EQ(change.old_uuid, old_uuid);
+  EXPECT_EQ(change.new_uuid, new_uuid);
+  EXPECT_TRUE(ran(node("gpu01"), "nvidia-smi -i 3 -p 0"));
+  EXPECT_TRUE(ran(node("gpu01"), "nvidia-smi -i 3 -p 1"));
+  EXPECT_FALSE(ran(node("gpu01"), "nvidia-smi -i 2 -p"));
+}
+
+// exec runs the words as one shell line on each node, hands every result over as it completes,
+// and ends with the worst verdict: a failing command is nodes_failed, an unreachable node wins.
+TEST_F(UseCases, ExecRunsTheLineOnEveryNodeAndTheVerdictFollowsTheWorstNode) {
+  node("gpu01").on_command("nvidia-smi --query-gpu=driver_version", {0, "550.127.08\n", "", {}});
+  node("gpu02").on_command("nvidia-smi --query-gpu=driver_version", {9, "", "NVIDIA-SMI has failed\n", {}});
+  ExecRequest request;
+  request.inventory = m_inventory;
+  request.command = {"nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"};
+  std::vector<std::string> seen;
+  auto result = run_exec(request, env(), [&](const exec::ExecNodeResult& r) { seen.push_back(r.outcome.node); });
+  EXPECT_EQ(result.verdict, Verdict::nodes_failed) << result.error;
+  ASSERT_EQ(result.results.size(), 2u);
+  ASSERT_TRUE(result.results[0].result);
+  EXPECT_EQ(result.results[0].result->out, "550.127.08\n");
+  ASSERT_TRUE(result.results[1].result);
+  EXPECT_EQ(result.results[1].result->exit_code, 9);
+  EXPECT_EQ(seen.size(), 2u);
+  EXPECT_TRUE(ran(node("gpu01"), "nvidia-smi --query-gpu=driver_version --format=csv,noheader"));
+
+  m_cluster.nodes.erase("gpu02");
+  result = run_exec(request, env());
+  EXPECT_EQ(result.verdict, Verdict::nodes_unreachable);
+
+  request.limit = "gpu01";
+  EXPECT_EQ(run_exec(request, env()).verdict, Verdict::ok);
+  request.limit = "nope[";
+  EXPECT_EQ(run_exec(request, env()).verdict, Verdict::invalid_input);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #pragma once
 // A FakeTransport that behaves enough like a node for the use cases (api/*_use_case.hpp) to
-// plan, apply and verify it: it answers the facts batch (boot id, kernel, loaded modules) and
+// plan, apply and verify it: it answers the facts batch (boot id, kernel, loaded modules, and
+// the GPU query when the test sets one) and
 // the state probe from its own files and packages, writes files into them, "installs" a
 // package on apt-get install and creates a file on `touch`. Anything else is answered by the
 // FakeTransport's rules (e.g. scontrol and squeue). Records every command.
@@ -30,6 +31,7 @@ class FakeNode : public FakeTransport {
   std::map<std::string, std::string> packages;     // installed: name -> version
   std::string fail_install;                        // apt-get install of this package exits 100
   bool answer_everything = true;                   // a command no rule answers exits 0 (systemctl, apt-mark, ...)
+  std::string gpu_query;                           // nvidia-smi --query-gpu output (CSV); empty: no "gpus" probe
 
   Result<CommandResult> run(const std::string& command, const CommandOptions& options = {}) override {
     const std::lock_guard lock(m_mutex);
@@ -80,8 +82,10 @@ class FakeNode : public FakeTransport {
         {"kernel", {0, "6.1.0-test\n"}}, {"boot_id", {0, boot_id + "\n"}}, {"uptime", {0, "100.0 50.0\n"}},
         {"modules", {0, modules}},
     };
+    auto answered = probes;
+    if (!gpu_query.empty()) answered.emplace("gpus", std::pair<int, std::string>{0, gpu_query});
     std::string text;
-    for (const auto& [name, probe] : probes)
+    for (const auto& [name, probe] : answered)
       text += marker + " begin " + name + "\n" + probe.second + "\n" + marker + " end " + name +
               " rc=" + std::to_string(probe.first) + "\n\n" + marker + " stderr-end " + name + "\n";
     return text;
