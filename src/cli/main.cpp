@@ -5,8 +5,11 @@
 #include "exit_codes.hpp"
 
 #include <gpuctl/util/open_files.hpp>
+#include <gpuctl/util/strings.hpp>
 
 #include <cstdio>
+#include <string>
+#include <vector>
 #include <string_view>
 #include <exception>
 
@@ -20,6 +23,30 @@ bool detailed_exitcode_requested(int argc, char** argv) {
     if (arg.starts_with(gpuctl::cli::k_detailed_exitcode_flag)) return true;
   }
   return false;
+}
+
+// The first word that is not a global option, when it names no command ("plna"): CLI11 would
+// only say that a subcommand is required. Empty when the word is a command or there is none.
+std::string unknown_command(const CLI::App& app, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--color") {
+      ++i;  // its value
+      continue;
+    }
+    if (arg.starts_with("-")) continue;
+    for (const auto* command : app.get_subcommands({}))
+      if (command->check_name(std::string(arg))) return {};
+    return std::string(arg);
+  }
+  return {};
+}
+
+std::string did_you_mean(const CLI::App& app, const std::string& word) {
+  std::vector<std::string> names;
+  for (const auto* command : app.get_subcommands({})) names.push_back(command->get_name());
+  const auto match = gpuctl::util::closest_match(word, names);
+  return match ? " (did you mean '" + *match + "'?)" : "";
 }
 
 }  // namespace
@@ -46,6 +73,12 @@ int main(int argc, char** argv) {
 
   int exit_code = k_exit_ok;
   add_registered_commands(app, globals, exit_code);
+  if (const auto word = unknown_command(app, argc, argv); !word.empty()) {
+    std::fprintf(stderr, "gpuctl: unknown command '%s'%s; the commands are listed by gpuctl --help\n", word.c_str(),
+                 did_you_mean(app, word).c_str());
+    return exit_code_for(gpuctl::Verdict::invalid_input,
+                         detailed_exitcode_requested(argc, argv) ? ExitRule::detailed : ExitRule::standard);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -40,4 +40,10 @@ check "hostlist compress" "node[01-04,10]" "$("$GPUCTL" hostlist compress 'node[
 if command -v nodeset >/dev/null; then
   check "compress matches nodeset -f" "$(nodeset -f n1 n2 n3 n5 n01)" "$("$GPUCTL" hostlist compress n1 n2 n3 n5 n01)"
 fi
+# A mistyped command says which one it did not know and suggests the closest, exit 2.
+err=$("$GPUCTL" --color never plna "$example" 2>&1 >/dev/null); check "unknown command exits 2" 2 $?
+check "unknown command message" "gpuctl: unknown command 'plna' (did you mean 'plan'?); the commands are listed by gpuctl --help" "$err"
+err=$("$GPUCTL" frobnicate 2>&1 >/dev/null); check "unknown command without a close one exits 2" 2 $?
+[[ "$err" == "gpuctl: unknown command 'frobnicate'; "* ]] || { echo "FAIL: no-suggestion message: $err"; failures=$((failures + 1)); }
+
 exit $((failures > 0))
