@@ -57,10 +57,20 @@ std::string render_verify_table(const std::vector<NodeVerifyOutcome>& outcomes) 
   }
   out += "\n";
   for (std::size_t c = 0; c < columns.size(); ++c) out += fmt::format("  c{} = {}\n", c + 1, columns[c]);
+  // Failures and errors are listed; skips (checks the inventory does not ask for) are only
+  // counted per check, so that at hundreds of nodes they do not bury the failures. Each skip's
+  // reason is in `verify --json`.
   bool header = false;
+  std::vector<std::pair<std::string, int>> skipped;  // check name, nodes; in column order
   for (const auto& o : outcomes)
     for (const auto& check : o.checks) {
       if (check.status == CheckStatus::pass) continue;
+      if (check.status == CheckStatus::skipped) {
+        auto it = std::ranges::find(skipped, check.name, &std::pair<std::string, int>::first);
+        if (it == skipped.end()) skipped.emplace_back(check.name, 1);
+        else ++it->second;
+        continue;
+      }
       if (!header) {
         out += "\nNot passing:\n";
         header = true;
@@ -69,6 +79,12 @@ std::string render_verify_table(const std::vector<NodeVerifyOutcome>& outcomes) 
                          check.observed.empty() ? "-" : check.observed, check.expected.empty() ? "-" : check.expected,
                          check.detail.empty() ? "" : " (" + check.detail + ")");
     }
+  if (!skipped.empty()) {
+    std::string counts;
+    for (const auto& [name, nodes] : skipped)
+      counts += fmt::format("{}{} on {} node{}", counts.empty() ? "" : ", ", name, nodes, nodes == 1 ? "" : "s");
+    out += fmt::format("\nSkipped: {} (not asked for by the inventory; the reasons: verify --json)\n", counts);
+  }
   int passed = 0, total = 0;
   for (const auto& o : outcomes) {
     total += 1;

@@ -1,6 +1,7 @@
 // Verify reports (report/reports.hpp): JUnit XML and the nodes x checks table.
 #include <gpuctl/report/reports.hpp>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -90,10 +91,28 @@ TEST(VerifyTable, ListsEveryNonPassingCheckWithObservedAndExpected) {
   EXPECT_NE(table.find("  gpu02 gpu_count fail: observed 7, expected 8 (a GPU may have fallen off the bus)\n"),
             std::string::npos) << table;
   EXPECT_NE(table.find("  gpu02 ecc_errors error: observed -, expected - (GPUs unknown:"), std::string::npos) << table;
-  EXPECT_NE(table.find("  gpu02 exporters_active skipped: observed -, expected - (monitoring disabled)\n"),
-            std::string::npos);
+  // Skips are counted per check, not listed among the failures.
+  EXPECT_EQ(table.find("gpu02 exporters_active skipped"), std::string::npos) << table;
+  EXPECT_NE(table.find("\nSkipped: exporters_active on 1 node (not asked for by the inventory; the reasons: verify --json)\n"),
+            std::string::npos) << table;
   EXPECT_EQ(table.find("gpu01 gpu_count"), std::string::npos);  // passing checks are not listed
   EXPECT_NE(table.find("Verify: 1 of 3 nodes pass every check.\n"), std::string::npos);
+}
+
+TEST(VerifyTable, SkipsOnManyNodesAreOneLineAndOnlySkipsMeanNoNotPassingSection) {
+  std::vector<NodeVerifyOutcome> outcomes;
+  for (int i = 1; i <= 500; ++i) {
+    NodeVerifyOutcome o;
+    o.outcome.node = fmt::format("gpu{:03}", i);
+    o.outcome.status = exec::NodeStatus::ok;
+    o.checks.push_back(CheckResult{"gpu_count", CheckStatus::pass, "8", "8", "", "", ""});
+    o.checks.push_back(CheckResult{"nvlink_topology", CheckStatus::skipped, "", "", "gpu.nvlink is not declared", "", ""});
+    outcomes.push_back(std::move(o));
+  }
+  const auto table = render_verify_table(outcomes);
+  EXPECT_EQ(table.find("Not passing"), std::string::npos);
+  EXPECT_NE(table.find("Skipped: nvlink_topology on 500 nodes ("), std::string::npos) << table.substr(table.size() - 300);
+  EXPECT_EQ(table.find("gpu.nvlink is not declared"), std::string::npos);
 }
 
 TEST(VerifyTable, AllPassingHasNoNotPassingSection) {
