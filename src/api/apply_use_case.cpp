@@ -87,7 +87,7 @@ ApplyResult apply_target(const RunTarget& target, const ApplySettings& settings,
       case Confirmation::go: break;
       case Confirmation::declined:
         result.stage = ApplyStage::declined;
-        return finish(state::RunStatus::interrupted, Verdict::ok);
+        return finish(state::RunStatus::interrupted, Verdict::declined);
       case Confirmation::cannot_ask: return finish(state::RunStatus::interrupted, Verdict::invalid_input);
     }
   }

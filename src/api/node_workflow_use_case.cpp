@@ -35,7 +35,10 @@ NodeWorkflowResult run_node_workflow(const NodeWorkflowRequest& request, std::st
                                                          command, request.node, nodes.size()));
   switch (confirm ? confirm() : Confirmation::go) {
     case Confirmation::go: break;
-    case Confirmation::declined: result.declined = true; return result;
+    case Confirmation::declined:
+      result.declined = true;
+      result.verdict = Verdict::declined;
+      return result;
     case Confirmation::cannot_ask: return fail_with(Verdict::invalid_input, {});
   }
   auto recorded = use_case::begin_recorded_run(**inputs, env, command, state::LockMode::exclusive);

@@ -80,7 +80,7 @@ void register_apply_command(CLI::App& app, GlobalOptions& globals, int& exit_cod
       "Converge nodes: plan, confirm, then run each node's changes in order (handlers once, reboots waited for). "
       "Given a saved plan (gpuctl plan -o FILE), plans again from the inputs it names and applies only when that "
       "is the saved plan, or refuses it naming what differs.\n"
-      "Exit codes: 0 ok, 1 a saved plan refused, 2 usage or invalid inventory, 3 a node failed, 4 a node unreachable, "
+      "Exit codes: 0 ok, 1 a saved plan refused or the confirmation declined, 2 usage or invalid inventory, 3 a node failed, 4 a node unreachable, "
       "5 another run holds the inventory's lock, 130 interrupted.\n"
       "Example: gpuctl apply cluster.yaml --limit gpu01 --yes\n"
       "Example: gpuctl apply cluster.yaml --playbook driver-upgrade --batch-size 2 --drain-timeout 7200 --yes");

@@ -13,7 +13,7 @@ void register_reimage_command(CLI::App& app, GlobalOptions& globals, int& exit_c
       "After a node's disk was re-imaged: check its SSH host key (a changed or unknown key is refused unless "
       "--accept-new-host-key, which replaces only this node's known_hosts entry); if Slurm still knows the "
       "node, drain it and wait for its jobs; apply everything, verify, record, and resume the node it drained.\n"
-      "Exit codes: 0 ok, 3 a step or verify failed, 4 unreachable or host key refused, 5 another run holds the "
+      "Exit codes: 0 ok, 1 the confirmation declined, 3 a step or verify failed, 4 unreachable or host key refused, 5 another run holds the "
       "inventory's lock, 130 interrupted.\n"
       "Example: gpuctl reimage cluster.yaml gpu05 --accept-new-host-key --yes");
   add_node_workflow_options(*cmd, options);

@@ -16,7 +16,7 @@ void register_replace_gpu_command(CLI::App& app, GlobalOptions& globals, int& ex
       "--node NODE) and resume the node in Slurm. A node that fails stays drained with the reason; a node "
       "drained by someone else is never resumed.\n"
       "Needs facts recorded before the swap (any verify or apply records them).\n"
-      "Exit codes: 0 ok, 1 no recorded facts, 3 the node failed a step or verify, 4 unreachable, "
+      "Exit codes: 0 ok, 1 no recorded facts or the confirmation declined, 3 the node failed a step or verify, 4 unreachable, "
       "5 another run holds the inventory's lock, 130 interrupted.\n"
       "Example: gpuctl replace-gpu cluster.yaml gpu05 --yes --json");
   add_node_workflow_options(*cmd, options);

@@ -13,6 +13,8 @@ int exit_code_for(Verdict verdict, ExitRule rule) {
     case Verdict::nodes_unreachable: return k_exit_nodes_unreachable;
     case Verdict::locked: return k_exit_locked;
     case Verdict::interrupted: return k_exit_interrupted;
+    // As terraform's "Apply cancelled": a script reading 0 would take a no for a done.
+    case Verdict::declined: return k_exit_error;
   }
   return k_exit_error;
 }

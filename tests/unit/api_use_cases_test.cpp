@@ -174,7 +174,7 @@ TEST_F(UseCases, DeclinedApplyChangesNothingAndCannotAskIsAUsageError) {
   ApplyCallbacks callbacks;
   callbacks.confirm = [](const Plan&) { return Confirmation::declined; };
   const auto declined = run_apply({target(), fast()}, callbacks, env());
-  EXPECT_EQ(declined.verdict, Verdict::ok);
+  EXPECT_EQ(declined.verdict, Verdict::declined);  // exit 1: a no is not a done
   EXPECT_EQ(declined.stage, ApplyStage::declined);
   EXPECT_FALSE(node("gpu01").files.contains(k_conf));
 
@@ -402,7 +402,7 @@ TEST_F(UseCases, ReplaceGpuWithoutRecordedFactsIsAnErrorAndWorksOnOneNodeOnly) {
   request.node = "gpu01";
   const auto declined = run_replace_gpu(request, [] { return Confirmation::declined; }, env());
   EXPECT_TRUE(declined.declined);
-  EXPECT_EQ(declined.verdict, Verdict::ok);
+  EXPECT_EQ(declined.verdict, Verdict::declined);
 }
 
 // replace-gpu names the swapped card: a verify records the node's eight GPUs (the synthetic

@@ -53,7 +53,7 @@ enum class ApplyStage {
   not_started,      // refused or failed before planning (see error)
   planned,          // planned, not applied: interrupted, a saved plan refused, a refused confirmation
   nothing_to_do,    // the plan changes nothing
-  declined,         // the operator answered other than "yes"
+  declined,         // the operator answered other than "yes" (Verdict::declined: exit 1)
   applied,
 };
 

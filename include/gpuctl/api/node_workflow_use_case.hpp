@@ -24,7 +24,7 @@ struct NodeWorkflowRequest {
 
 struct NodeWorkflowResult {
   // invalid_input (bad input, not exactly one node, cannot confirm), error (no recorded facts;
-  // the run could not start), locked, nodes_failed, nodes_unreachable, interrupted, ok.
+  // the run could not start), declined, locked, nodes_failed, nodes_unreachable, interrupted, ok.
   Verdict verdict = Verdict::ok;
   std::string error;
   bool declined = false;                     // the operator did not answer "yes"

@@ -19,6 +19,7 @@ enum class Verdict {
   nodes_unreachable,  // a node could not be reached (and none failed)
   locked,             // another run holds the inventory's lock
   interrupted,        // Ctrl-C
+  declined,           // the operator answered no to the confirmation: nothing was changed
 };
 
 // A use case's failure before or instead of its nodes' outcomes: the verdict and what to tell
