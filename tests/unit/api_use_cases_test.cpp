@@ -12,13 +12,11 @@
 #include <gpuctl/plan/render.hpp>
 
 #include "fake_node.hpp"
+#include "probe_capture.hpp"
 #include "temp_dir.hpp"
 
-#include <gpuctl_build_paths.hpp>
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
 
 namespace gpuctl {
 namespace {
@@ -31,19 +29,7 @@ constexpr const char* k_conf = "/etc/gpuctl-test.conf";
 constexpr const char* k_marker = "/var/lib/gpuctl-test/done";
 constexpr const char* k_driver = "nvidia-driver-550";
 
-std::string test_data(const std::string& relative) {
-  std::ifstream in(std::string(GPUCTL_TEST_DATA_DIR) + "/" + relative, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::string slurm_capture(const std::string& name) {
-  std::ifstream in(std::string(GPUCTL_TEST_DATA_DIR) + "/slurm/" + name, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::string slurm_capture(const std::string& name) { return testing::read_test_data("slurm/" + name); }
 
 std::size_t index_of(const std::vector<std::string>& commands, std::string_view needle) {
   for (std::size_t i = 0; i < commands.size(); ++i)
@@ -410,7 +396,7 @@ TEST_F(UseCases, ReplaceGpuWithoutRecordedFactsIsAnErrorAndWorksOnOneNodeOnly) {
 // (serial and UUID); replace-gpu reports exactly that slot with the old and new serial and
 // clears only that card's ECC counters.
 TEST_F(UseCases, ReplaceGpuNamesTheSwappedCardAndClearsOnlyItsCounters) {
-  auto csv = test_data("nvidia-smi/synthetic-8gpu/query-gpu.csv");
+  auto csv = testing::read_test_data("nvidia-smi/synthetic-8gpu/query-gpu.csv");
   ASSERT_FALSE(csv.empty());
   node("gpu01").gpu_query = csv;
   const auto verified = run_verify({target("gpu01")}, env());

@@ -13,6 +13,7 @@ namespace gpuctl {
 namespace {
 
 using testing::FakeTransport;
+using testing::ForwardingTransport;
 using testing::FileSpec;
 using testing::ProgramFixture;
 using testing::StepSpec;
@@ -49,25 +50,6 @@ INSTANTIATE_TEST_SUITE_P(
         FailureHintCase{"sudo: a password is required", "passwordless sudo"},
         FailureHintCase{"W: GPG error: ... NO_PUBKEY A4B469963BF863CC", "repository key"},
         FailureHintCase{"Segmentation fault", ""}, FailureHintCase{"", ""}));
-
-// The pool owns (and on a reboot destroys) what the factory returns, so it gets a forwarder and
-// the FakeTransports stay here for the test to inspect.
-class ForwardingTransport : public Transport {
- public:
-  explicit ForwardingTransport(FakeTransport& target) : m_target(target) {}
-  const std::string& node() const override { return m_target.node(); }
-  Result<CommandResult> run(const std::string& command, const CommandOptions& options) override {
-    return m_target.run(command, options);
-  }
-  Result<std::string> read_file(const std::string& path, bool become) override { return m_target.read_file(path, become); }
-  Result<void> write_file(const std::string& path, const std::string& content, const WriteOptions& options) override {
-    return m_target.write_file(path, content, options);
-  }
-  Result<FileAttributes> stat_file(const std::string& path, bool become) override { return m_target.stat_file(path, become); }
-
- private:
-  FakeTransport& m_target;
-};
 
 // Hands out FakeTransports; the n-th open gets boot_id boot_ids[min(n, last)].
 struct FakeNodes {

@@ -143,25 +143,6 @@ class FakeNode : public FakeTransport {
   std::set<std::string> m_known_packages;
 };
 
-// The pool owns (and after a reboot destroys) what the factory returns: it gets a forwarder,
-// and the FakeNodes stay with the test.
-class NodeForwarder : public Transport {
- public:
-  explicit NodeForwarder(FakeNode& target) : m_target(target) {}
-  const std::string& node() const override { return m_target.node(); }
-  Result<CommandResult> run(const std::string& command, const CommandOptions& options) override {
-    return m_target.run(command, options);
-  }
-  Result<std::string> read_file(const std::string& path, bool become) override { return m_target.read_file(path, become); }
-  Result<void> write_file(const std::string& path, const std::string& content, const WriteOptions& options) override {
-    return m_target.write_file(path, content, options);
-  }
-  Result<FileAttributes> stat_file(const std::string& path, bool become) override { return m_target.stat_file(path, become); }
-
- private:
-  FakeNode& m_target;
-};
-
 // Fake nodes by name; `factory()` reaches them (a name it does not know is unreachable).
 struct FakeCluster {
   std::map<std::string, std::unique_ptr<FakeNode>> nodes;
@@ -176,7 +157,7 @@ struct FakeCluster {
     return [this](const Node& node) -> Result<std::unique_ptr<Transport>> {
       const auto it = nodes.find(node.name);
       if (it == nodes.end()) return fail(ErrorCode::transport, node.name + ": connection refused");
-      return std::unique_ptr<Transport>(std::make_unique<NodeForwarder>(*it->second));
+      return std::unique_ptr<Transport>(std::make_unique<ForwardingTransport>(*it->second));
     };
   }
 };

@@ -62,4 +62,23 @@ class FakeTransport : public Transport {
   std::optional<Error> m_transport_error;
 };
 
+// The connection pool owns (and after a reboot destroys) what a factory returns: it gets a
+// forwarder, and the fake (a FakeTransport or a FakeNode) stays with the test to inspect.
+class ForwardingTransport : public Transport {
+ public:
+  explicit ForwardingTransport(FakeTransport& target) : m_target(target) {}
+  const std::string& node() const override { return m_target.node(); }
+  Result<CommandResult> run(const std::string& command, const CommandOptions& options) override {
+    return m_target.run(command, options);
+  }
+  Result<std::string> read_file(const std::string& path, bool become) override { return m_target.read_file(path, become); }
+  Result<void> write_file(const std::string& path, const std::string& content, const WriteOptions& options) override {
+    return m_target.write_file(path, content, options);
+  }
+  Result<FileAttributes> stat_file(const std::string& path, bool become) override { return m_target.stat_file(path, become); }
+
+ private:
+  FakeTransport& m_target;
+};
+
 }  // namespace gpuctl::testing
