@@ -57,7 +57,7 @@ const NodeFacts* Session::probed_facts(std::size_t index) const {
   return &*m_data[index]->facts;
 }
 
-Result<NodeState> Session::probe_node(std::size_t index) {
+Result<NodeState> Session::probe_node(std::size_t index, ProbePurpose purpose) {
   auto& data = *m_data[index];
   const Node& node = *m_nodes[index];
   if (!data.program) {
@@ -67,9 +67,10 @@ Result<NodeState> Session::probe_node(std::size_t index) {
   }
   auto transport = m_pool.get(node);
   if (!transport) return std::unexpected(transport.error());
-  auto probe = facts::run_state_probe(**transport, node_state_script(*data.program), node.connection.become);
+  auto probe = facts::run_state_probe(**transport, node_probe_options(*data.program, purpose), node.connection.become);
   if (!probe) return std::unexpected(probe.error());
-  return parse_node_state(*data.program, probe->output, std::move(probe->facts));
+  m_hooks.on_probe_done(node.name, purpose == ProbePurpose::plan ? "plan" : "verify", probe->duration);
+  return parse_node_state(*data.program, *probe);
 }
 
 void Session::keep_facts(std::size_t index, NodeState&& state) { m_data[index]->facts = std::move(state.facts); }
@@ -92,7 +93,7 @@ Plan Session::plan() {
   const auto options = executor_options("plan");
   const auto outcomes = exec::run_on_nodes(m_nodes, [&](std::size_t i, const Node& node) -> exec::TaskResult {
     m_hooks.on_node_start(node.name, "plan");
-    auto state = probe_node(i);
+    auto state = probe_node(i, ProbePurpose::plan);
     if (!state) {
       plan.nodes[i] = NodePlan{node.name, is_connection_error(state.error()) ? NodePlanStatus::unreachable : NodePlanStatus::failed,
                                state.error().to_string(), {}, {}};
@@ -123,7 +124,7 @@ exec::TaskResult Session::apply_one(std::size_t i, const NodePlan* node_plan, bo
             node_plan->error};
   m_hooks.on_node_start(node.name, "apply");
   if (check_fresh || !m_data[i]->program) {
-    auto fresh = probe_node(i);
+    auto fresh = probe_node(i, ProbePurpose::plan);
     if (!fresh) return from_error(fresh.error());
     const bool stale = check_fresh && fresh->fingerprint() != node_plan->state_fingerprint;
     keep_facts(i, std::move(*fresh));
@@ -206,7 +207,7 @@ std::vector<NodeApplyOutcome> Session::apply(const Plan& plan, bool check_fresh)
 }
 
 exec::TaskResult Session::verify_one(std::size_t i, IgnoredDrain ignored, std::vector<CheckResult>& checks) {
-  auto gathered = probe_node(i);
+  auto gathered = probe_node(i, ProbePurpose::verify);
   if (!gathered) return from_error(gathered.error());
   NodeState& state = *gathered;
   m_data[i]->facts = state.facts;  // a copy: recorded even when the all-reduce below cannot run

@@ -64,6 +64,9 @@ class LogHooks : public RunHooks {
   void on_message(const std::string& node, const std::string& text) override {
     if (m_verbosity >= 0) line(node, text);
   }
+  void on_probe_done(const std::string& node, std::string_view phase, std::chrono::milliseconds took) override {
+    if (m_verbosity >= 1) line(node, fmt::format("probed for {} in {} ms (one round trip)", phase, took.count()));
+  }
   void on_node_done(const exec::NodeOutcome& outcome) override {
     const bool bad = outcome.status == exec::NodeStatus::failed || outcome.status == exec::NodeStatus::unreachable;
     if (bad || (m_verbosity >= 1 && outcome.status != exec::NodeStatus::skipped))

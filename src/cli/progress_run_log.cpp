@@ -69,6 +69,9 @@ class RunLogHooks : public RunHooks {
     record(node, text);
   }
   void on_message(const std::string& node, const std::string& text) override { record(node, text); }
+  void on_probe_done(const std::string& node, std::string_view phase, std::chrono::milliseconds took) override {
+    record(node, fmt::format("probed for {} in {} ms (one round trip)", phase, took.count()));
+  }
   void on_node_done(const exec::NodeOutcome& o) override {
     record(o.node, fmt::format("node {} in {} ms{}", exec::to_string(o.status), o.duration.count(),
                                o.reason.empty() ? "" : ": " + o.reason));

@@ -16,7 +16,7 @@ using Probes = std::map<std::string, ProbeOutput>;
 // Why a probe produced nothing usable, quoting what it said; nullopt when it succeeded.
 std::optional<std::string> probe_failure(const Probes& probes, const std::string& name, std::string_view what) {
   const auto it = probes.find(name);
-  if (it == probes.end()) return fmt::format("{}: the probe's output is missing from the batch", what);
+  if (it == probes.end()) return fmt::format("{}: not probed (this run's batch did not ask, or it stopped early)", what);
   const auto& probe = it->second;
   if (probe.exit_code == 0) return std::nullopt;
   auto said = detail::first_line(util::trim(probe.err).empty() ? probe.out : probe.err);
@@ -69,10 +69,19 @@ void fill_packages(NodeFacts& facts, const Probes& probes) {
   facts.packages = std::move(*packages);
 }
 
+// The toolkit's version.json when it has one, else what nvcc printed.
+Result<std::string> parse_cuda_probe(std::string_view text) {
+  if (util::trim(text).starts_with("{")) return parse_cuda_version_json(text);
+  return parse_nvcc_version(text);
+}
+
 void fill_cuda(NodeFacts& facts, const Probes& probes) {
-  facts.cuda_version = parse_fact<std::string>(probes, "nvcc", "nvcc --version", parse_nvcc_version);
+  const auto it = probes.find("cuda");
+  const auto what = it == probes.end() ? std::string("CUDA toolkit") : cuda_probe_command(it->second.out);
+  facts.cuda_version = parse_fact<std::string>(probes, "cuda", what, parse_cuda_probe);
   if (facts.cuda_version.present()) return;
-  // No nvcc on PATH or in /usr/local/cuda/bin: the toolkit's nvcc package still says which CUDA.
+  // No version.json and no nvcc on PATH or in /usr/local/cuda/bin: the toolkit's nvcc package
+  // still says which CUDA.
   for (const auto& [name, version] : facts.packages)
     if (name.starts_with("cuda-nvcc-")) {
       facts.cuda_version = Fact<std::string>::of(version.substr(0, version.find('-')));
@@ -91,7 +100,7 @@ void fill_nccl(NodeFacts& facts, const Probes& probes) {
       return;
     }
   facts.nccl_version = Fact<std::string>::absent(
-      "NCCL not found: libnccl2 is not installed and no versioned libnccl.so is in the ldconfig cache");
+      "NCCL not found: libnccl2 is not installed and no versioned libnccl.so.X.Y.Z is in the linker's directories");
 }
 
 void fill_gpus(NodeFacts& facts, const Probes& probes) {
@@ -130,9 +139,11 @@ std::string random_nonce() {
 // Every probe's command and output, for checks to cite (verify/checks.hpp).
 void fill_sources(NodeFacts& facts, const Probes& probes) {
   for (const auto& [name, probe] : probes) {
+    if (name == k_state_probe) continue;  // the planner's: file contents, never a check's source
     std::string output = probe.out;
     if (!util::trim(probe.err).empty()) output += (output.empty() || output.ends_with('\n') ? "" : "\n") + std::string("[stderr]\n") + probe.err;
-    facts.sources[name] = {probe_command(name), trim_output(output, k_source_output_limit), probe.exit_code};
+    const auto command = name == "cuda" ? cuda_probe_command(probe.out) : probe_command(name);
+    facts.sources[name] = {command, trim_output(output, k_source_output_limit), probe.exit_code};
   }
 }
 
@@ -142,7 +153,7 @@ NodeFacts facts_from_probes(std::string node, const Probes& probes) {
   NodeFacts facts;
   facts.node = std::move(node);
   facts.os = parse_fact<OsRelease>(probes, "os_release", "/etc/os-release", parse_os_release);
-  facts.kernel = parse_fact<std::string>(probes, "kernel", "uname -r", parse_kernel_release);
+  facts.kernel = parse_fact<std::string>(probes, "kernel", "/proc/sys/kernel/osrelease", parse_kernel_release);
   facts.boot_id = parse_fact<std::string>(probes, "boot_id", "/proc/sys/kernel/random/boot_id", parse_boot_id);
   facts.uptime_s = parse_fact<double>(probes, "uptime", "/proc/uptime", parse_uptime);
   facts.loaded_modules = parse_fact<std::vector<std::string>>(probes, "modules", "/proc/modules", parse_proc_modules);
@@ -156,13 +167,16 @@ NodeFacts facts_from_probes(std::string node, const Probes& probes) {
   return facts;
 }
 
-Result<NodeFacts> collect_facts(Transport& transport, const CollectOptions& options) {
+Result<ProbeBatch> run_probe_batch(Transport& transport, const CollectOptions& options, bool become) {
   const auto nonce = options.marker_nonce.empty() ? random_nonce() : options.marker_nonce;
   CommandOptions command_options;
   command_options.timeout = options.script_timeout;
-  auto result = transport.run(build_probe_script(nonce, options), command_options);
+  command_options.stdin_data = build_probe_script(nonce, options);
+  command_options.become = become;
+  // sh, not the login shell: a POSIX shell whatever the account's shell is, and no profile.
+  auto result = transport.run("sh -s", command_options);
   if (!result) return std::unexpected(result.error());
-  auto probes = split_probe_output(result->out, nonce);
+  auto probes = split_probe_output(result->out, nonce, result->err);
   if (!probes) {
     auto error = probes.error();
     error.where.node = transport.node();
@@ -174,9 +188,15 @@ Result<NodeFacts> collect_facts(Transport& transport, const CollectOptions& opti
     return fail(ErrorCode::parse,
                 fmt::format("the facts script printed no probe output (exit status {}): {}", result->exit_code,
                             util::tail_lines(result->err.empty() ? result->out : result->err, 3)),
-                where, "the login shell must run POSIX sh scripts");
+                where, "the node needs a POSIX /bin/sh on the account's PATH as `sh`");
   }
-  return facts_from_probes(transport.node(), *probes);
+  return ProbeBatch{std::move(*probes), result->duration};
+}
+
+Result<NodeFacts> collect_facts(Transport& transport, const CollectOptions& options) {
+  auto batch = run_probe_batch(transport, options);
+  if (!batch) return std::unexpected(batch.error());
+  return facts_from_probes(transport.node(), batch->probes);
 }
 
 }  // namespace gpuctl::facts

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <ranges>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace gpuctl::facts {
 namespace {
@@ -84,6 +85,21 @@ Result<std::string> parse_nvcc_version(std::string_view text) {
     if (is_dotted_version(release)) return release;
   }
   return fail(ErrorCode::parse, "nvcc --version printed no 'Cuda compilation tools, release X' line");
+}
+
+Result<std::string> parse_cuda_version_json(std::string_view text) {
+  const auto json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded() || !json.is_object()) return fail(ErrorCode::parse, "version.json is not a JSON object");
+  // cuda_nvcc's version is what `nvcc --version` prints after "V"; the SDK's own can carry a
+  // build date instead of a patch number ("11.8.20220929").
+  for (const char* component : {"cuda_nvcc", "cuda"}) {
+    const auto it = json.find(component);
+    if (it == json.end() || !it->is_object()) continue;
+    const auto version = it->find("version");
+    if (version != it->end() && version->is_string() && is_dotted_version(version->get<std::string>()))
+      return version->get<std::string>();
+  }
+  return fail(ErrorCode::parse, "version.json has no \"cuda_nvcc\" or \"cuda\" entry with a dotted \"version\"");
 }
 
 Result<OsRelease> parse_os_release(std::string_view text) {

@@ -1,4 +1,11 @@
 // The one-round-trip probe script and the splitter of its output.
+//
+// The script is built to make the node spawn as few processes as it can: files are read with
+// the shell's own `read` (small ones) or one `cat`, the NCCL libraries are found by globbing
+// the library directories, the CUDA version comes from the toolkit's version.json, and a
+// probe's stderr goes straight to the channel's stderr between markers (no $(...) subshell
+// per probe). What is left is one process per tool that must answer: dpkg-query, nvidia-smi
+// (under timeout), and whatever the state probe asks (stat, cat, systemctl, guards).
 #include <gpuctl/facts/collect.hpp>
 #include <gpuctl/facts/parsers.hpp>
 #include <gpuctl/util/strings.hpp>
@@ -18,62 +25,88 @@ std::string require(std::string_view tool) {
   return fmt::format("command -v {0} >/dev/null 2>&1 || {{ echo '{0}: command not found' >&2; return 127; }}; ", tool);
 }
 
-std::vector<Probe> probes(const CollectOptions& options) {
+// Skipped when the GPU query failed: a hung driver would otherwise cost a second timeout.
+constexpr std::string_view k_after_gpus = "[ \"$gpus_rc\" = 0 ] || { echo 'skipped: the GPU query failed' >&2; return 125; }; ";
+
+// The toolkit NVIDIA's packages and runfile install, and the one gpu-node.yaml installs.
+constexpr std::string_view k_cuda_version_json = "/usr/local/cuda/version.json";
+
+std::string dpkg_patterns(const CollectOptions& options) {
   std::string patterns;
   for (const auto& pattern : options.package_patterns) patterns += " " + util::shell_quote(pattern);
-  return {
-      {"os_release", "cat /etc/os-release 2>/dev/null || cat /usr/lib/os-release"},
-      {"kernel", "uname -r"},
-      {"boot_id", "cat /proc/sys/kernel/random/boot_id"},
-      {"uptime", "cat /proc/uptime"},
-      // /proc/modules, not lsmod: Ubuntu 24.04 cloud images ship without kmod's lsmod.
+  for (const auto& name : options.exact_packages) patterns += " " + util::shell_quote(name);
+  return patterns;
+}
+
+std::vector<Probe> probes(const CollectOptions& options) {
+  std::vector<Probe> list{
+      {"os_release", "show /etc/os-release 2>/dev/null || show /usr/lib/os-release"},
+      // The same text as `uname -r`, without a process.
+      {"kernel", "show /proc/sys/kernel/osrelease"},
+      {"boot_id", "show /proc/sys/kernel/random/boot_id"},
+      {"uptime", "show /proc/uptime"},
+      // /proc/modules, not lsmod: Ubuntu 24.04 cloud images ship without kmod's lsmod. One cat:
+      // the shell's read takes a system call per byte, too many for a few kilobytes.
       // Kernels without module support (and the sandbox) have no /proc/modules: fall back to lsmod.
-      {"modules", "cat /proc/modules 2>/dev/null || lsmod"},
-      {"driver", "cat /proc/driver/nvidia/version"},
-      {"nvcc", require("nvcc") + "nvcc --version"},
+      {"modules", "if [ -r /proc/modules ]; then cat /proc/modules; else lsmod; fi"},
+      {"driver", "show /proc/driver/nvidia/version"},
+      // version.json where the toolkit has one (CUDA 11.1 and later); nvcc only without it.
+      {"cuda", fmt::format("if [ -r {0} ]; then show {0}; else {1}nvcc --version; fi", k_cuda_version_json,
+                           require("nvcc"))},
       // dpkg-query exits 1 when a pattern matches nothing; the parser ignores those lines.
-      {"packages", require("dpkg-query") + "dpkg-query -W -f='${Package}\\t${Version}\\t${Status}\\n'" + patterns},
-      // ldconfig gives the library's path; the versioned file name behind it gives NCCL's version.
+      {"packages", require("dpkg-query") + "dpkg-query -W -f='${Package}\\t${Version}\\t${Status}\\n'" +
+                       dpkg_patterns(options)},
+      // Versioned libnccl files in the linker's directories (ld.so.conf and its includes),
+      // found by the shell's globbing: the file name gives NCCL's version.
       {"nccl_libraries",
-       "{ ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null; } | sed -n 's/.*libnccl\\.so[.0-9]* .*=> //p' |"
-       " while read -r f; do readlink -f \"$f\"; done | sort -u"},
+       "d='/lib /usr/lib /lib64 /usr/lib64 /usr/local/lib /usr/local/cuda/lib64 /lib/*-linux-gnu /usr/lib/*-linux-gnu'; "
+       "for c in /etc/ld.so.conf /etc/ld.so.conf.d/*.conf; do [ -r \"$c\" ] || continue; "
+       "while read -r l r; do case $l in /*) d=\"$d $l\";; esac; done < \"$c\"; done; "
+       "for x in $d; do for f in \"$x\"/libnccl.so.*.*.*; do "
+       "[ -f \"$f\" ] && [ ! -L \"$f\" ] && printf '%s\\n' \"$f\"; done; done; return 0"},
       {"gpus", require("nvidia-smi") + "$T " + gpu_query_command()},
-      // Skipped when the GPU query failed: a hung driver would otherwise cost a second timeout.
-      {"remapped_rows", "[ \"$gpus_rc\" = 0 ] || { echo 'skipped: the GPU query failed' >&2; return 125; }; "
-                        "$T nvidia-smi -q -d ROW_REMAPPER"},
-      // How the GPUs are linked (verify's nvlink_topology); also skipped when the GPU query failed.
-      {"topology", "[ \"$gpus_rc\" = 0 ] || { echo 'skipped: the GPU query failed' >&2; return 125; }; "
-                   "$T nvidia-smi topo -m"},
-      {"nvlink", "[ \"$gpus_rc\" = 0 ] || { echo 'skipped: the GPU query failed' >&2; return 125; }; "
-                 "$T nvidia-smi nvlink -s"},
   };
+  if (options.row_remapper)
+    list.push_back({"remapped_rows", std::string(k_after_gpus) + "$T nvidia-smi -q -d ROW_REMAPPER"});
+  // How the GPUs are linked (verify's nvlink_topology).
+  if (options.topology) {
+    list.push_back({"topology", std::string(k_after_gpus) + "$T nvidia-smi topo -m"});
+    list.push_back({"nvlink", std::string(k_after_gpus) + "$T nvidia-smi nvlink -s"});
+  }
+  if (!options.state_script.empty()) list.push_back({k_state_probe, options.state_script});
+  return list;
 }
 
 }  // namespace
 
-std::vector<std::string> probe_names() {
+std::vector<std::string> probe_names(const CollectOptions& options) {
   std::vector<std::string> names;
-  for (const auto& probe : probes(CollectOptions{})) names.emplace_back(probe.name);
+  for (const auto& probe : probes(options)) names.emplace_back(probe.name);
   return names;
 }
 
 // Readable forms of the probes whose shell text carries plumbing (tool checks, timeouts, guards).
 std::string probe_command(std::string_view name, const CollectOptions& options) {
+  if (name == "os_release") return "cat /etc/os-release";
+  if (name == "kernel") return "cat /proc/sys/kernel/osrelease";
+  if (name == "boot_id") return "cat /proc/sys/kernel/random/boot_id";
+  if (name == "uptime") return "cat /proc/uptime";
+  if (name == "driver") return "cat /proc/driver/nvidia/version";
   if (name == "modules") return "cat /proc/modules";
-  if (name == "nvcc") return "nvcc --version";
+  if (name == "cuda") return fmt::format("cat {} || nvcc --version", k_cuda_version_json);
   if (name == "gpus") return gpu_query_command();
   if (name == "remapped_rows") return "nvidia-smi -q -d ROW_REMAPPER";
-  if (name == "nccl_libraries") return "ldconfig -p | grep libnccl";
+  if (name == "nccl_libraries") return "ls /usr/lib/*-linux-gnu/libnccl.so.* (and the other ld.so.conf directories)";
   if (name == "topology") return "nvidia-smi topo -m";
   if (name == "nvlink") return "nvidia-smi nvlink -s";
-  if (name == "packages") {
-    std::string patterns;
-    for (const auto& pattern : options.package_patterns) patterns += " " + util::shell_quote(pattern);
-    return "dpkg-query -W -f='${Package}\\t${Version}\\t${Status}\\n'" + patterns;
-  }
+  if (name == "packages") return "dpkg-query -W -f='${Package}\\t${Version}\\t${Status}\\n'" + dpkg_patterns(options);
   for (const auto& probe : probes(options))
     if (probe.name == name) return probe.body;
   return {};
+}
+
+std::string cuda_probe_command(std::string_view output) {
+  return util::trim(output).starts_with("{") ? fmt::format("cat {}", k_cuda_version_json) : "nvcc --version";
 }
 
 std::string trim_output(std::string_view text, std::size_t limit) {
@@ -90,22 +123,52 @@ std::string build_probe_script(std::string_view nonce, const CollectOptions& opt
       "M='@@gpuctl-{}'\n"
       "T=''\n"
       "if command -v timeout >/dev/null 2>&1; then T='timeout -k 5 {}'; fi\n"
-      // stdout streams through fd 3 while stderr is captured, so the two stay apart.
+      // A file's lines through the shell's own read: no process (small files only: a system
+      // call per byte). The last line is printed even without its newline.
+      "show() {{\n"
+      "  [ -r \"$1\" ] || {{ printf '%s: No such file or directory\\n' \"$1\" >&2; return 1; }}\n"
+      "  while IFS= read -r l || [ -n \"$l\" ]; do printf '%s\\n' \"$l\"; done < \"$1\"\n"
+      "}}\n"
+      // Each probe's stdout and stderr go to their own streams between the same markers, so
+      // the two stay apart without a subshell to capture either.
       "probe() {{\n"
-      "  printf '%s begin %s\\n' \"$M\" \"$1\"\n"
-      "  {{ e=$( {{ \"$2\"; }} 2>&1 1>&3 3>&- ); r=$?; }} 3>&1\n"
-      "  printf '\\n%s end %s rc=%s\\n%s\\n%s stderr-end %s\\n' \"$M\" \"$1\" \"$r\" \"$e\" \"$M\" \"$1\"\n"
+      "  printf '%s begin %s\\n' \"$M\" \"$1\"; printf '%s begin %s\\n' \"$M\" \"$1\" >&2\n"
+      "  \"$2\"; r=$?\n"
+      "  printf '\\n%s end %s rc=%s\\n' \"$M\" \"$1\" \"$r\"; printf '\\n%s end %s\\n' \"$M\" \"$1\" >&2\n"
       "  eval \"$1_rc=$r\"\n"
       "}}\n",
       nonce, options.nvidia_smi_timeout.count());
   for (const auto& probe : probes(options)) {
-    script += fmt::format("p_{}() {{ {}; }}\n", probe.name, probe.body);
+    script += fmt::format("p_{}() {{\n{}\n}}\n", probe.name, probe.body);
     script += fmt::format("probe {0} p_{0}\n", probe.name);
   }
   return script;
 }
 
-Result<std::map<std::string, ProbeOutput>> split_probe_output(std::string_view text, std::string_view nonce) {
+namespace {
+
+// The stderr blocks of the batch: "M begin NAME\n<stderr>\nM end NAME\n". Text outside them
+// (the login shell's warnings) is ignored; a block cut off keeps what arrived.
+void attach_stderr(std::map<std::string, ProbeOutput>& probes, std::string_view err, std::string_view nonce) {
+  const std::string begin = fmt::format("@@gpuctl-{} begin ", nonce);
+  for (auto at = err.find(begin); at != std::string_view::npos; at = err.find(begin, at)) {
+    const auto name_end = err.find('\n', at);
+    if (name_end == std::string_view::npos) return;
+    const auto name = std::string(err.substr(at + begin.size(), name_end - at - begin.size()));
+    const std::string end_tag = fmt::format("\n@@gpuctl-{} end {}\n", nonce, name);
+    auto end_at = err.find(end_tag, name_end);
+    std::string_view text = err.substr(name_end + 1, end_at == std::string_view::npos ? std::string_view::npos
+                                                                                      : end_at - name_end - 1);
+    while (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+    if (const auto it = probes.find(name); it != probes.end() && it->second.err.empty()) it->second.err = std::string(text);
+    at = end_at == std::string_view::npos ? err.size() : end_at + end_tag.size();
+  }
+}
+
+}  // namespace
+
+Result<std::map<std::string, ProbeOutput>> split_probe_output(std::string_view text, std::string_view nonce,
+                                                              std::string_view err) {
   const std::string marker = fmt::format("@@gpuctl-{} ", nonce);
   const std::string begin = marker + "begin ";
   std::map<std::string, ProbeOutput> result;
@@ -130,13 +193,16 @@ Result<std::map<std::string, ProbeOutput>> split_probe_output(std::string_view t
       return fail(ErrorCode::parse, "probe '" + name + "' has exit code '" + std::string(rc_text) + "'");
 
     at = rc_end == std::string_view::npos ? text.size() : rc_end + 1;
+    // The stderr block inline on stdout, as scripts before the split streams printed it.
     const std::string stderr_tag = "\n" + marker + "stderr-end " + name;
-    if (const auto err_end = text.find(stderr_tag, at); err_end != std::string_view::npos) {
+    if (const auto next = text.find(begin, at), err_end = text.find(stderr_tag, at);
+        err_end != std::string_view::npos && (next == std::string_view::npos || err_end < next)) {
       probe.err = std::string(text.substr(at, err_end - at));
       at = err_end + stderr_tag.size();
     }
     result[name] = std::move(probe);
   }
+  attach_stderr(result, err, nonce);
   return result;
 }
 

@@ -1,22 +1,26 @@
 #include <gpuctl/facts/state_probe.hpp>
 
-#include <gpuctl/facts/collect.hpp>
 #include <gpuctl/util/strings.hpp>
 
-#include <chrono>
 #include <fmt/format.h>
 
 namespace gpuctl::facts {
 
-Result<StateProbeOutput> run_state_probe(Transport& transport, const std::string& script, bool become) {
-  auto facts = collect_facts(transport);
-  if (!facts) return std::unexpected(facts.error());
-  auto probe = transport.run("sh -s", CommandOptions{std::chrono::seconds(120), script, become});
-  if (!probe) return std::unexpected(probe.error());
-  if (!probe->ok())
-    return fail(ErrorCode::transport, fmt::format("state probe exited {}: {}", probe->exit_code, util::tail_lines(probe->err, 5)));
-  StateProbeOutput out{std::move(*facts), std::move(probe->out)};
-  out.facts.node = transport.node();
+Result<StateProbeOutput> run_state_probe(Transport& transport, const CollectOptions& options, bool become) {
+  auto batch = run_probe_batch(transport, options, become);
+  if (!batch) return std::unexpected(batch.error());
+  auto& probes = batch->probes;
+  const auto state = probes.find(std::string(k_state_probe));
+  if (state == probes.end()) return fail(ErrorCode::transport, "the state probe did not run: the batch stopped before it");
+  if (state->second.exit_code != 0)
+    return fail(ErrorCode::transport, fmt::format("state probe exited {}: {}", state->second.exit_code,
+                                                  util::tail_lines(state->second.err, 5)));
+  StateProbeOutput out;
+  out.output = std::move(state->second.out);
+  if (const auto packages = probes.find("packages"); packages != probes.end()) out.package_lines = packages->second.out;
+  out.duration = batch->duration;
+  probes.erase(state);
+  out.facts = facts_from_probes(transport.node(), probes);
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <gpuctl/util/strings.hpp>
 
 #include <algorithm>
+#include <set>
 #include <charconv>
 #include <fmt/format.h>
 
@@ -41,33 +42,44 @@ Error bad_probe(std::string_view what) {
                "the node's /bin/sh or coreutils may be unusual; run with -v to see the output"};
 }
 
+// The shell words of `paths`, for a `for f in ...` list.
+std::string quoted_list(const std::vector<std::string>& paths) {
+  std::string out;
+  for (const auto& path : paths) out += " " + shell_quote(path);
+  return out;
+}
+
+// `command -- <those of paths that are regular files>`, one process for all of them.
+std::string for_regular_files(const std::vector<std::string>& paths, std::string_view command) {
+  return fmt::format("set --; for f in{}; do [ -f \"$f\" ] && set -- \"$@\" \"$f\"; done; [ $# = 0 ] || {} -- \"$@\"",
+                     quoted_list(paths), command);
+}
+
 }  // namespace
 
-std::string node_state_script(const NodeProgram& program) {
-  std::string script = "LC_ALL=C; export LC_ALL\n";
+std::vector<std::string> program_packages(const NodeProgram& program) {
   std::vector<std::string> packages;
-  std::vector<std::string> services;
+  for (const auto* resource : flatten(program))
+    if (resource->resource.kind == ResourceKind::package &&
+        std::ranges::find(packages, resource->resource.package.name) == packages.end())
+      packages.push_back(resource->resource.package.name);
+  return packages;
+}
+
+std::string node_state_script(const NodeProgram& program, ProbePurpose purpose) {
+  std::string script = "LC_ALL=C; export LC_ALL\n";
+  std::vector<std::string> files, plain, secrets, services;
   const auto resources = flatten(program);
   for (std::size_t i = 0; i < resources.size(); ++i) {
     const auto& r = resources[i]->resource;
     switch (r.kind) {
-      case ResourceKind::file: {
-        const auto path = shell_quote(r.file.path);
-        if (resources[i]->secret)
-          script += fmt::format(
-              "if [ -f {0} ]; then printf '@@secret {1} %s\\n' \"$(stat -c '%a %U %G' {0})\"; "
-              "sha256sum < {0} | cut -c1-64; else echo '@@absent {1}'; fi\n",
-              path, i);
-        else
-          script += fmt::format(
-              "if [ -f {0} ]; then printf '@@file {1} %s\\n' \"$(stat -c '%a %U %G %s' {0})\"; cat {0}; echo; "
-              "else echo '@@absent {1}'; fi\n",
-              path, i);
+      case ResourceKind::file:
+        if (std::ranges::find(files, r.file.path) != files.end()) break;
+        files.push_back(r.file.path);
+        (resources[i]->secret ? secrets : plain).push_back(r.file.path);
         break;
-      }
       case ResourceKind::package:
-        if (std::ranges::find(packages, r.package.name) == packages.end()) packages.push_back(r.package.name);
-        break;
+        break;  // asked in the batch's dpkg-query (program_packages)
       case ResourceKind::service:
         if (std::ranges::find(services, r.service.name) == services.end()) services.push_back(r.service.name);
         break;
@@ -88,20 +100,29 @@ std::string node_state_script(const NodeProgram& program) {
   for (std::size_t i = 0; i < program.steps.size(); ++i)
     if (!program.steps[i].reboot_unless.empty())
       script += fmt::format("( {} ) </dev/null >/dev/null 2>&1; echo \"@@reboot {} $?\"\n", program.steps[i].reboot_unless, i);
-  if (!packages.empty())
+  // Every file in three processes at most: one stat, one cat of the plain ones (split by the
+  // sizes stat gave), one sha256sum of the secrets (only their digests leave the node).
+  if (!files.empty()) {
+    script += "echo '@@stat'\n" + for_regular_files(files, "stat -L -c '%a %U %G %s %n'") + "\necho '@@stat-end'\n";
+    if (!plain.empty()) script += "echo '@@cat'\n" + for_regular_files(plain, "cat") + "\necho; echo '@@cat-end'\n";
+    if (!secrets.empty()) script += "echo '@@sha'\n" + for_regular_files(secrets, "sha256sum") + "\necho '@@sha-end'\n";
+  }
+  // Every service in one `systemctl show` where systemd runs (sd_booted's test); where it
+  // does not (a container without it), the unit files still say what is enabled.
+  if (!services.empty()) {
+    std::vector<std::string> units;
+    for (const auto& service : services) units.push_back(service.find('.') == std::string::npos ? service + ".service" : service);
     script += fmt::format(
-        "dpkg-query -W -f='@@pkg ${{Package}} ${{db:Status-Abbrev}} ${{Version}}\\n' {} 2>/dev/null\n",
-        util::shell_join(packages));
-  for (const auto& service : services)
-    script += fmt::format(
-        "if command -v systemctl >/dev/null; then printf '@@svc %s %s %s\\n' {0} "
-        "\"$(systemctl is-enabled {0} 2>/dev/null | head -n1)\" \"$(systemctl is-active {0} 2>/dev/null | head -n1)\"; "
-        "else echo '@@svc {0} ? ?'; fi\n",
-        shell_quote(service));
-  // The node's registration as slurmctld sees it. Bounded: with the controller unreachable
-  // scontrol retries for a while, and the probe must not hang a plan.
+        "if ! command -v systemctl >/dev/null 2>&1; then for s in {0}; do echo \"@@svc $s ? ?\"; done\n"
+        "elif [ -d /run/systemd/system ]; then echo '@@svcshow'; "
+        "systemctl show --property=Id,LoadState,UnitFileState,ActiveState -- {0} 2>/dev/null; echo \"@@svcshow-end $?\"\n"
+        "else echo '@@unitfiles'; systemctl list-unit-files --no-legend --no-pager -- {1} 2>/dev/null; echo '@@unitfiles-end'; fi\n",
+        util::shell_join(services), util::shell_join(units));
+  }
+  // The node's registration as slurmctld sees it, for verify only. Bounded: with the
+  // controller unreachable scontrol retries for a while, and the probe must not hang.
   const auto checks = program.checks();
-  if (std::ranges::find(checks, k_slurm_registration_check) != checks.end())
+  if (purpose == ProbePurpose::verify && std::ranges::find(checks, k_slurm_registration_check) != checks.end())
     script += fmt::format(
         "if command -v scontrol >/dev/null 2>&1; then o=$(timeout 20 scontrol show node {} 2>&1); r=$?; "
         "printf '@@slurm %s %s\n' \"$r\" \"${{#o}}\"; printf '%s\n' \"$o\"; else echo '@@slurm absent'; fi\n",
@@ -110,8 +131,146 @@ std::string node_state_script(const NodeProgram& program) {
   return script;
 }
 
-Result<NodeState> parse_node_state(const NodeProgram& program, std::string_view output) {
+facts::CollectOptions node_probe_options(const NodeProgram& program, ProbePurpose purpose) {
+  facts::CollectOptions options;
+  options.state_script = node_state_script(program, purpose);
+  options.exact_packages = program_packages(program);
+  const auto checks = program.checks();
+  const auto wants = [&](std::string_view check) { return std::ranges::find(checks, check) != checks.end(); };
+  options.row_remapper = purpose == ProbePurpose::verify && wants("row_remap");
+  options.topology = purpose == ProbePurpose::verify && wants("nvlink_topology");
+  return options;
+}
+
+namespace {
+
+// The "package<TAB>version<TAB>status" lines of the batch's dpkg-query, for the program's
+// packages. Status is dpkg's "want error state", e.g. "hold ok installed".
+void read_package_lines(NodeState& state, const NodeProgram& program, std::string_view lines) {
+  const auto wanted = program_packages(program);
+  for (const auto& line : util::split_lines(lines)) {
+    const auto fields = util::split(line, '\t');
+    if (fields.size() != 3 || std::ranges::find(wanted, fields[0]) == wanted.end()) continue;
+    const auto status = util::split(fields[2], ' ');
+    ObservedPackage package;
+    package.installed = status.size() == 3 && status[2] == "installed";
+    package.held = !status.empty() && status[0] == "hold";
+    if (package.installed) package.version = fields[1];
+    state.packages[fields[0]] = package;
+  }
+}
+
+// `systemctl show` blocks, one per service in the order asked, separated by blank lines.
+Result<void> read_service_blocks(NodeState& state, const std::vector<std::string>& services, std::string_view text) {
+  std::vector<std::map<std::string, std::string>> blocks(1);
+  for (const auto& line : util::split_lines(text)) {
+    if (util::trim(line).empty()) {
+      if (!blocks.back().empty()) blocks.emplace_back();
+      continue;
+    }
+    const auto eq = line.find('=');
+    if (eq == std::string::npos) return std::unexpected(bad_probe(line));
+    blocks.back()[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  if (blocks.back().empty()) blocks.pop_back();
+  if (blocks.size() != services.size())
+    return std::unexpected(bad_probe(fmt::format("systemctl show answered {} units for {} services", blocks.size(), services.size())));
+  for (std::size_t i = 0; i < services.size(); ++i) {
+    const auto& unit = blocks[i];
+    const auto value = [&](const char* key) { const auto it = unit.find(key); return it == unit.end() ? std::string() : it->second; };
+    const auto enabled = value("UnitFileState");
+    const auto active = value("ActiveState");
+    ObservedService service;
+    service.known = true;
+    service.enabled = enabled == "enabled" || enabled == "static" || enabled == "enabled-runtime";
+    service.running = active == "active" || active == "reloading" || active == "activating";
+    state.services[services[i]] = service;
+  }
+  return {};
+}
+
+// `systemctl list-unit-files --no-legend` lines ("munge.service enabled enabled"): enabled or
+// not from the unit files; whether it runs is unknown without a manager, so not running.
+void read_unit_files(NodeState& state, const std::vector<std::string>& services, std::string_view text) {
+  std::map<std::string, std::string> states;
+  for (const auto& line : util::split_lines(text)) {
+    std::vector<std::string> words;
+    for (auto& word : util::split(line, ' '))
+      if (!word.empty()) words.push_back(std::move(word));
+    if (words.size() >= 2) states[words[0]] = words[1];
+  }
+  for (const auto& service : services) {
+    const auto unit = service.find('.') == std::string::npos ? service + ".service" : service;
+    const auto it = states.find(unit);
+    const auto enabled = it == states.end() ? std::string() : it->second;
+    state.services[service] = ObservedService{true, enabled == "enabled" || enabled == "static" || enabled == "enabled-runtime", false};
+  }
+}
+
+// The lines from `pos` up to the line `close` (with its newline); advances past it.
+std::optional<std::string_view> section(std::string_view output, std::size_t& pos, std::string_view close) {
+  std::size_t end = output.substr(pos).starts_with(close) ? pos : output.find(fmt::format("\n{}", close), pos);
+  if (end == std::string_view::npos) return std::nullopt;
+  if (end != pos) ++end;  // past the newline that ends the last line
+  const auto text = output.substr(pos, end - pos);
+  pos = end + close.size();
+  return text;
+}
+
+}  // namespace
+
+namespace {
+
+struct FileLists {
+  std::vector<std::string> all, plain;
+  std::set<std::string> secret;
+};
+
+// The program's files in the order the script names them (node_state_script).
+FileLists file_lists(const std::vector<const ResolvedResource*>& resources) {
+  FileLists lists;
+  for (const auto* r : resources) {
+    if (r->resource.kind != ResourceKind::file) continue;
+    const auto& path = r->resource.file.path;
+    if (std::ranges::find(lists.all, path) != lists.all.end()) continue;
+    lists.all.push_back(path);
+    if (r->secret) lists.secret.insert(path);
+    else lists.plain.push_back(path);
+  }
+  return lists;
+}
+
+// "MODE OWNER GROUP SIZE PATH" (stat -c '%a %U %G %s %n'); the path may hold spaces.
+struct StatLine {
+  std::uint32_t mode = 0;
+  std::string owner, group;
+  std::size_t size = 0;
+};
+
+std::optional<std::pair<std::string, StatLine>> parse_stat_line(std::string_view line) {
+  StatLine stat;
+  std::size_t pos = 0;
+  std::string words[4];
+  for (auto& word : words) {
+    const auto space = line.find(' ', pos);
+    if (space == std::string_view::npos) return std::nullopt;
+    word = std::string(line.substr(pos, space - pos));
+    pos = space + 1;
+  }
+  stat.mode = parse_octal(words[0]);
+  stat.owner = words[1];
+  stat.group = words[2];
+  const auto [ptr, ec] = std::from_chars(words[3].data(), words[3].data() + words[3].size(), stat.size);
+  if (ec != std::errc{} || ptr != words[3].data() + words[3].size() || pos >= line.size()) return std::nullopt;
+  return std::pair{std::string(line.substr(pos)), stat};
+}
+
+}  // namespace
+
+Result<NodeState> parse_node_state(const NodeProgram& program, std::string_view output, NodeFacts facts,
+                                   std::string_view package_lines) {
   NodeState state;
+  state.facts = std::move(facts);
   const auto resources = flatten(program);
   const auto resource_at = [&](std::string_view index_text) -> const ResolvedResource* {
     std::size_t index = 0;
@@ -119,6 +278,15 @@ Result<NodeState> parse_node_state(const NodeProgram& program, std::string_view 
     if (ec != std::errc{} || index >= resources.size()) return nullptr;
     return resources[index];
   };
+  const auto lists = file_lists(resources);
+  std::map<std::string, StatLine> stats;
+  std::map<std::string, std::string> contents, digests;
+  bool files_seen = false;
+  std::vector<std::string> services;
+  for (const auto* r : resources)
+    if (r->resource.kind == ResourceKind::service && std::ranges::find(services, r->resource.service.name) == services.end())
+      services.push_back(r->resource.service.name);
+
   std::size_t pos = 0;
   bool done = false;
   while (pos < output.size()) {
@@ -128,39 +296,52 @@ Result<NodeState> parse_node_state(const NodeProgram& program, std::string_view 
     const auto& tag = words[0];
     if (tag == "@@done") {
       done = true;
-    } else if ((tag == "@@file" || tag == "@@secret" || tag == "@@absent") && words.size() >= 2) {
-      const auto* r = resource_at(words[1]);
-      if (!r || r->resource.kind != ResourceKind::file) return std::unexpected(bad_probe(line));
-      ObservedFile file;
-      if (tag == "@@file") {
-        if (words.size() != 6) return std::unexpected(bad_probe(line));
-        std::size_t size = 0;
-        std::from_chars(words[5].data(), words[5].data() + words[5].size(), size);
-        if (pos + size > output.size()) return std::unexpected(bad_probe("file content cut short"));
-        file.content = std::string(output.substr(pos, size));
-        file.digest = util::sha256_hex(file.content);
-        pos += size;
-        next_line(output, pos);  // the newline the probe adds after the content
-      } else if (tag == "@@secret") {
-        if (words.size() != 5) return std::unexpected(bad_probe(line));
-        file.digest = std::string(util::trim(next_line(output, pos)));
+    } else if (tag == "@@stat") {
+      files_seen = true;
+      const auto text = section(output, pos, "@@stat-end\n");
+      if (!text) return std::unexpected(bad_probe("the file section is cut short"));
+      for (const auto& stat_line : util::split_lines(*text)) {
+        auto parsed = parse_stat_line(stat_line);
+        if (!parsed || std::ranges::find(lists.all, parsed->first) == lists.all.end())
+          return std::unexpected(bad_probe(stat_line));
+        stats[parsed->first] = parsed->second;
       }
-      if (tag != "@@absent") {
-        file.exists = true;
-        file.mode = parse_octal(words[2]);
-        file.owner = words[3];
-        file.group = words[4];
+    } else if (tag == "@@cat") {
+      // The plain files stat saw, back to back; their sizes say where each ends.
+      std::size_t total = 0;
+      for (const auto& path : lists.plain)
+        if (const auto it = stats.find(path); it != stats.end()) total += it->second.size;
+      constexpr std::string_view k_end = "\n@@cat-end\n";
+      if (pos + total > output.size() || output.substr(pos + total, k_end.size()) != k_end)
+        return std::unexpected(bad_probe("the files' contents do not add up to the sizes stat gave "
+                                         "(a file changed or could not be read while it was probed); run again"));
+      for (const auto& path : lists.plain)
+        if (const auto it = stats.find(path); it != stats.end()) {
+          contents[path] = std::string(output.substr(pos, it->second.size));
+          pos += it->second.size;
+        }
+      pos += k_end.size();
+    } else if (tag == "@@sha") {
+      const auto text = section(output, pos, "@@sha-end\n");
+      if (!text) return std::unexpected(bad_probe("the digest section is cut short"));
+      for (const auto& sha_line : util::split_lines(*text)) {
+        const auto sep = sha_line.find("  ");
+        if (sep != 64 || !lists.secret.contains(sha_line.substr(sep + 2))) return std::unexpected(bad_probe(sha_line));
+        digests[sha_line.substr(sep + 2)] = sha_line.substr(0, sep);
       }
-      state.files[r->resource.file.path] = std::move(file);
-    } else if (tag == "@@pkg" && words.size() >= 3) {
-      // "@@pkg NAME STATUS VERSION": STATUS is dpkg's abbreviation, e.g. "ii " or "hi ".
-      ObservedPackage package;
-      const auto& status = words[2];
-      package.installed = status.size() >= 2 && (status[1] == 'i');
-      package.held = !status.empty() && status[0] == 'h';
-      if (package.installed && words.size() >= 4) package.version = words.back();
-      state.packages[words[1]] = package;
-    } else if (tag == "@@svc" && words.size() >= 2) {
+    } else if (tag == "@@svcshow") {
+      const auto end = output.find("@@svcshow-end ", pos);
+      if (end == std::string_view::npos) return std::unexpected(bad_probe("the service section is cut short"));
+      const auto blocks = output.substr(pos, end - pos);
+      pos = end;
+      // Non-zero: the manager did not answer; the services stay unknown.
+      if (next_line(output, pos) == "@@svcshow-end 0")
+        if (auto read = read_service_blocks(state, services, blocks); !read) return std::unexpected(read.error());
+    } else if (tag == "@@unitfiles") {
+      const auto text = section(output, pos, "@@unitfiles-end\n");
+      if (!text) return std::unexpected(bad_probe("the unit file section is cut short"));
+      read_unit_files(state, services, *text);
+    } else if (tag == "@@svc" && words.size() >= 2) {  // no systemctl at all: "@@svc NAME ? ?"
       ObservedService service;
       const std::string enabled = words.size() > 2 ? words[2] : "";
       const std::string active = words.size() > 3 ? words[3] : "";
@@ -193,13 +374,31 @@ Result<NodeState> parse_node_state(const NodeProgram& program, std::string_view 
     }
   }
   if (!done) return std::unexpected(bad_probe("it did not finish"));
+  if (!lists.all.empty() && !files_seen) return std::unexpected(bad_probe("it has no file section"));
+  for (const auto& path : lists.all) {
+    ObservedFile file;
+    if (const auto it = stats.find(path); it != stats.end()) {
+      file.exists = true;
+      file.mode = it->second.mode;
+      file.owner = it->second.owner;
+      file.group = it->second.group;
+      if (lists.secret.contains(path)) {
+        const auto digest = digests.find(path);
+        if (digest == digests.end()) return std::unexpected(bad_probe("no digest for " + path));
+        file.digest = digest->second;
+      } else {
+        file.content = contents[path];
+        file.digest = util::sha256_hex(file.content);
+      }
+    }
+    state.files[path] = std::move(file);
+  }
+  read_package_lines(state, program, package_lines);
   return state;
 }
 
-Result<NodeState> parse_node_state(const NodeProgram& program, std::string_view output, NodeFacts facts) {
-  auto state = parse_node_state(program, output);
-  if (state) state->facts = std::move(facts);
-  return state;
+Result<NodeState> parse_node_state(const NodeProgram& program, const facts::StateProbeOutput& probe) {
+  return parse_node_state(program, probe.output, probe.facts, probe.package_lines);
 }
 
 std::string NodeState::fingerprint() const {

@@ -17,7 +17,7 @@ const std::map<std::string, std::string>& probe_of_check() {
       {"nouveau_not_loaded", "modules"}, {"nvidia_loaded", "modules"},   {"driver_version", "driver"},
       {"gpu_count", "gpus"},             {"gpu_model", "gpus"},          {"ecc_errors", "gpus"},
       {"row_remap", "remapped_rows"},    {"pcie_link", "gpus"},          {"persistence_mode", "gpus"},
-      {"cuda_version", "nvcc"},          {"nccl_present", "nccl_libraries"}, {"nvlink_topology", "topology"},
+      {"cuda_version", "cuda"},            {"nccl_present", "nccl_libraries"}, {"nvlink_topology", "topology"},
   };
   return probes;
 }

@@ -89,7 +89,7 @@ def main():
         "uptime": ("350735.47 234388.90\n", 0),
         "modules": ("nvidia_uvm 2076672 0 - Live 0x0000000000000000 (OE)\nnvidia 104067072 2 nvidia_uvm, Live 0x0000000000000000 (OE)\n", 0),
         "driver": sections["cat /proc/driver/nvidia/version"],
-        "nvcc": sections["nvcc --version"],
+        "cuda": sections["nvcc --version"],
         "packages": ("libnccl2\t2.21.5-1+cuda12.4\tinstall ok installed\nlinux-image-6.8.0-45-generic\t6.8.0-45.45\tinstall ok installed\n", 1),
         "nccl_libraries": ("/usr/lib/x86_64-linux-gnu/libnccl.so.2.28.9\n", 0),
         "gpus": q("nvidia-smi --query-gpu=index,name,uuid,serial,pci.bus_id,driver_version,vbios_version"),

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <unistd.h>
@@ -56,7 +57,7 @@ std::map<std::string, ProbeOutput> h200_probes() {
       {"uptime", {0, "350735.47 234388.90\n", ""}},
       {"modules", {0, k_modules, ""}},
       {"driver", {0, h200_probe("cat /proc/driver/nvidia/version").output, ""}},
-      {"nvcc", {0, h200_probe("nvcc --version").output, ""}},
+      {"cuda", {0, h200_probe("nvcc --version").output, ""}},
       {"packages", {1, "linux-image-6.8.0-45-generic\t6.8.0-45.45\tinstall ok installed\n",
                     "dpkg-query: no packages found matching slurm*\n"}},
       {"nccl_libraries", {0, "/usr/lib/x86_64-linux-gnu/libnccl.so.2.28.9\n", ""}},
@@ -104,7 +105,7 @@ TEST(CollectFacts, NodeWithoutDriverOrToolsGivesAbsentFactsWithReasons) {
   probes["driver"] = {1, "", "cat: /proc/driver/nvidia/version: No such file or directory\n"};
   probes["gpus"] = {127, "", "nvidia-smi: command not found\n"};
   probes["remapped_rows"] = {125, "", "skipped: the GPU query failed\n"};
-  probes["nvcc"] = {127, "", "nvcc: command not found\n"};
+  probes["cuda"] = {127, "", "nvcc: command not found\n"};
   probes["packages"] = {127, "", "dpkg-query: command not found\n"};
   probes["nccl_libraries"] = {0, "", ""};
   probes["modules"] = {0, "overlay 212992 0 - Live 0x0000000000000000\n", ""};
@@ -160,7 +161,7 @@ TEST(CollectFacts, MissingProbeIsAbsentNotDefaulted) {
   const auto facts = collect_from(probes, node);
   ASSERT_TRUE(facts);
   EXPECT_FALSE(facts->kernel.present());
-  EXPECT_NE(facts->kernel.absent_reason.find("missing from the batch"), std::string::npos);
+  EXPECT_NE(facts->kernel.absent_reason.find("not probed"), std::string::npos) << facts->kernel.absent_reason;
 }
 
 TEST(CollectFacts, TransportErrorIsAnError) {
@@ -173,7 +174,7 @@ TEST(CollectFacts, TransportErrorIsAnError) {
 
 TEST(CollectFacts, OutputWithoutMarkersOrCutOffIsAParseError) {
   FakeTransport node;
-  node.on_command("@@gpuctl-", CommandResult{1, "", "fish: Unknown command: probe\n", {}});
+  node.on_command("@@gpuctl-", CommandResult{127, "", "fish: Unknown command: sh\n", {}});
   const auto none = collect_facts(node);
   ASSERT_FALSE(none);
   EXPECT_EQ(none.error().code, ErrorCode::parse);
@@ -188,10 +189,68 @@ TEST(CollectFacts, OutputWithoutMarkersOrCutOffIsAParseError) {
 TEST(ProbeScript, AvoidsToolsUbuntu2404Lacks) {
   const auto script = build_probe_script("n");
   // lsmod only where /proc/modules is missing (kernels without modules, the sandbox).
-  EXPECT_NE(script.find("cat /proc/modules 2>/dev/null || lsmod"), std::string::npos);
+  EXPECT_NE(script.find("if [ -r /proc/modules ]; then cat /proc/modules; else lsmod; fi"), std::string::npos);
   EXPECT_EQ(script.find("systemctl"), std::string::npos);
   EXPECT_NE(script.find(gpu_query_command()), std::string::npos);
   EXPECT_NE(script.find("'libnccl*'"), std::string::npos);
+}
+
+// Issue #20: the batch spawns a process only where a tool must answer. No uname, ldconfig,
+// nvcc (where version.json answers), no $(...) per probe; files through the shell's read.
+TEST(ProbeScript, SpawnsNoHelperProcesses) {
+  const auto script = build_probe_script("n");
+  for (const auto* helper : {"uname", "ldconfig", "readlink", "| sort", "| sed", "awk", "| head", "$(", "`"})
+    EXPECT_EQ(script.find(helper), std::string::npos) << helper;
+  EXPECT_NE(script.find("if [ -r /usr/local/cuda/version.json ]; then show /usr/local/cuda/version.json; else"),
+            std::string::npos);
+  const auto names = probe_names();
+  EXPECT_EQ(std::count(names.begin(), names.end(), "remapped_rows"), 1);
+
+  CollectOptions plan;
+  plan.row_remapper = plan.topology = false;
+  plan.exact_packages = {"munge", "slurmd"};
+  const auto lean = build_probe_script("n", plan);
+  EXPECT_EQ(lean.find("ROW_REMAPPER"), std::string::npos);
+  EXPECT_EQ(lean.find("topo -m"), std::string::npos);
+  EXPECT_EQ(lean.find("nvlink -s"), std::string::npos);
+  EXPECT_NE(lean.find("'ibverbs-*' munge slurmd"), std::string::npos) << "one dpkg-query for facts and program";
+  // One nvidia-smi start: the GPU query.
+  std::size_t starts = 0;
+  for (auto at = lean.find("$T nvidia-smi"); at != std::string::npos; at = lean.find("$T nvidia-smi", at + 1)) ++starts;
+  EXPECT_EQ(starts, 1u);
+}
+
+TEST(CollectFacts, CudaComesFromVersionJsonBeforeNvcc) {
+  auto probes = h200_probes();
+  probes["cuda"] = {0, gpuctl::testing::read_test_data("cuda/version-11.5.json"), ""};
+  FakeTransport node;
+  auto facts = collect_from(probes, node);
+  ASSERT_TRUE(facts);
+  EXPECT_EQ(facts->cuda_version.value, "11.5.119") << "cuda_nvcc's version, the one nvcc prints";
+  EXPECT_EQ(facts->sources.at("cuda").command, "cat /usr/local/cuda/version.json");
+
+  probes["cuda"] = {0, "{\"cuda\": {\"name\": \"CUDA SDK\"}}\n", ""};
+  FakeTransport other;
+  facts = collect_from(probes, other);
+  ASSERT_TRUE(facts);
+  EXPECT_FALSE(facts->cuda_version.present());
+  EXPECT_NE(facts->cuda_version.absent_reason.find("cat /usr/local/cuda/version.json: unexpected output"),
+            std::string::npos) << facts->cuda_version.absent_reason;
+}
+
+TEST(SplitProbeOutput, StderrComesFromItsOwnStreamBetweenTheSameMarkers) {
+  const std::string m = "@@gpuctl-n1";
+  const std::string out = m + " begin gpus\n\n" + m + " end gpus rc=9\n" + m + " begin kernel\n6.1.0\n" + m +
+                          " end kernel rc=0\n";
+  const std::string err = "bash: warning: setlocale\n" + m + " begin gpus\nNVIDIA-SMI has failed because it couldn't "
+                          "communicate with the NVIDIA driver.\n\n" + m + " end gpus\n" + m + " begin kernel\n\n" + m +
+                          " end kernel\n";
+  const auto probes = split_probe_output(out, "n1", err);
+  ASSERT_TRUE(probes) << probes.error().to_string();
+  EXPECT_EQ(probes->at("gpus").exit_code, 9);
+  EXPECT_EQ(probes->at("gpus").err, "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.");
+  EXPECT_EQ(probes->at("kernel").out, "6.1.0");
+  EXPECT_EQ(probes->at("kernel").err, "");
 }
 
 // The real script under this host's /bin/sh (dash on Debian): every probe reports, even with
@@ -202,16 +261,20 @@ TEST(ProbeScript, RunsUnderThisHostsShellWithToolsMissing) {
   ASSERT_GE(fd, 0);
   close(fd);
   std::ofstream(path) << build_probe_script("local1");
-  // A PATH without nvidia-smi or nvcc, whatever this host has installed.
-  const std::string command = std::string("env PATH=/usr/bin:/bin /bin/sh ") + path + " 2>&1";
+  const std::string err_path = std::string(path) + ".err";
+  // A PATH without nvidia-smi or nvcc, whatever this host has installed; stderr apart.
+  const std::string command = std::string("env PATH=/usr/bin:/bin /bin/sh ") + path + " 2>" + err_path;
   std::string output;
   if (FILE* pipe = popen(command.c_str(), "r")) {
     char buffer[4096];
     while (const auto n = fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
     pclose(pipe);
   }
+  std::ifstream err_file(err_path);
+  const std::string err((std::istreambuf_iterator<char>(err_file)), std::istreambuf_iterator<char>());
   unlink(path);
-  const auto probes = split_probe_output(output, "local1");
+  unlink(err_path.c_str());
+  const auto probes = split_probe_output(output, "local1", err);
   ASSERT_TRUE(probes) << probes.error().to_string() << "\n" << output;
   for (const auto& name : probe_names()) EXPECT_TRUE(probes->contains(name)) << name << "\n" << output;
   const auto facts = facts_from_probes("local", *probes);

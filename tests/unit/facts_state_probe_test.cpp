@@ -16,55 +16,79 @@ namespace {
 
 using testing::FakeTransport;
 
-// Answers the facts batch with one probe (the kernel release) under the batch's own nonce,
-// and records the options of every command.
+// Answers the batch (sent on stdin to `sh -s`) under its own nonce: the kernel release, the
+// packages and the state probe's stdout and stderr; records the options of every command.
 class ProbedNode : public FakeTransport {
  public:
   using FakeTransport::FakeTransport;
   std::vector<CommandOptions> options;
+  std::string state_out = "@@done\n";
+  std::string state_err;
+  int state_rc = 0;
 
   Result<CommandResult> run(const std::string& command, const CommandOptions& opts = {}) override {
     options.push_back(opts);
     std::smatch nonce;
-    if (std::regex_search(command, nonce, std::regex("@@gpuctl-([0-9a-f]+)"))) {
-      commands.push_back(command);
-      const auto m = "@@gpuctl-" + nonce[1].str();
-      return CommandResult{0, m + " begin kernel\n6.8.0-45-generic\n" + m + " end kernel rc=0\n\n" + m + " stderr-end kernel\n", "", {}};
-    }
-    return FakeTransport::run(command, opts);
+    if (command != "sh -s" || !std::regex_search(opts.stdin_data, nonce, std::regex("@@gpuctl-([0-9a-f]+)")))
+      return FakeTransport::run(command, opts);
+    commands.push_back(command);
+    const auto m = "@@gpuctl-" + nonce[1].str();
+    const auto block = [&](const std::string& name, const std::string& text, int rc) {
+      return m + " begin " + name + "\n" + text + "\n" + m + " end " + name + " rc=" + std::to_string(rc) + "\n";
+    };
+    std::string out = block("kernel", "6.8.0-45-generic", 0) +
+                      block("packages", "munge\t0.5.15-2\thold ok installed\n", 0);
+    if (opts.stdin_data.find("p_state()") != std::string::npos) out += block("state", state_out, state_rc);
+    const std::string err = m + " begin state\n" + state_err + "\n" + m + " end state\n";
+    return CommandResult{0, out, err, std::chrono::milliseconds(42)};
   }
 };
 
-TEST(StateProbe, CollectsFactsThenRunsTheScriptWithShOnTheSameTransport) {
+facts::CollectOptions with_state(std::string script) {
+  facts::CollectOptions options;
+  options.state_script = std::move(script);
+  return options;
+}
+
+TEST(StateProbe, OneRoundTripRunsFactsAndTheStateScriptTogether) {
   ProbedNode node("gpu07");
-  node.on_command("sh -s", CommandResult{0, "@@done\n", "", {}});
-  const auto probe = facts::run_state_probe(node, "echo '@@done'\n", true);
+  const auto probe = facts::run_state_probe(node, with_state("echo '@@done'"), true);
   ASSERT_TRUE(probe) << probe.error().to_string();
-  ASSERT_EQ(node.commands.size(), 2u);
-  EXPECT_EQ(node.commands[1], "sh -s");
-  EXPECT_EQ(node.options[1].stdin_data, "echo '@@done'\n");
-  EXPECT_TRUE(node.options[1].become);
-  EXPECT_EQ(node.options[1].timeout, std::chrono::seconds(120));
-  EXPECT_FALSE(node.options[0].become) << "the facts batch never needs root";
+  ASSERT_EQ(node.commands.size(), 1u) << "one round trip";
+  EXPECT_EQ(node.commands[0], "sh -s");
+  EXPECT_NE(node.options[0].stdin_data.find("p_state() {\necho '@@done'\n}"), std::string::npos)
+      << node.options[0].stdin_data;
+  EXPECT_TRUE(node.options[0].become) << "the batch runs through sudo when the state needs root";
   EXPECT_EQ(probe->facts.node, "gpu07");
   EXPECT_EQ(probe->facts.kernel.value, "6.8.0-45-generic");
   EXPECT_EQ(probe->output, "@@done\n");
+  EXPECT_EQ(probe->package_lines, "munge\t0.5.15-2\thold ok installed\n");
+  EXPECT_EQ(probe->duration, std::chrono::milliseconds(42));
+  EXPECT_FALSE(probe->facts.sources.contains("state")) << "file contents are no check's source";
 }
 
 TEST(StateProbe, ScriptExitingNonZeroIsATransportErrorQuotingItsStderr) {
   ProbedNode node;
-  node.on_command("sh -s", CommandResult{2, "", "sh: 3: Syntax error\n", {}});
-  const auto probe = facts::run_state_probe(node, "if\n");
+  node.state_rc = 2;
+  node.state_err = "sh: 3: Syntax error";
+  const auto probe = facts::run_state_probe(node, with_state("if"));
   ASSERT_FALSE(probe);
   EXPECT_EQ(probe.error().code, ErrorCode::transport);
   EXPECT_NE(probe.error().message.find("state probe exited 2: sh: 3: Syntax error"), std::string::npos)
       << probe.error().message;
 }
 
-TEST(StateProbe, UnreachableNodeFailsBeforeTheScriptRuns) {
+TEST(StateProbe, BatchWithoutTheStateProbeIsAnError) {
+  ProbedNode node;
+  const auto probe = facts::run_state_probe(node, facts::CollectOptions{});
+  ASSERT_FALSE(probe);
+  EXPECT_NE(probe.error().message.find("the state probe did not run"), std::string::npos) << probe.error().message;
+}
+
+TEST(StateProbe, UnreachableNodeIsTheTransportsError) {
   FakeTransport node;
   node.fail_commands_with(Error{ErrorCode::transport, "connection refused", {}, {}});
-  const auto probe = facts::run_state_probe(node, "echo '@@done'\n");
+  const auto probe = facts::run_state_probe(node, with_state("echo '@@done'"));
   ASSERT_FALSE(probe);
   EXPECT_EQ(probe.error().code, ErrorCode::transport);
   EXPECT_EQ(probe.error().message, "connection refused");

@@ -9,6 +9,7 @@
 #include "fake_transport.hpp"
 
 #include <gpuctl/transport/transport_factory.hpp>
+#include <gpuctl/util/sha256.hpp>
 
 #include <cctype>
 #include <cstdio>
@@ -35,13 +36,10 @@ class FakeNode : public FakeTransport {
 
   Result<CommandResult> run(const std::string& command, const CommandOptions& options = {}) override {
     const std::lock_guard lock(m_mutex);
-    if (const auto at = command.find("@@gpuctl-"); at != std::string::npos) {
-      commands.push_back("facts probe");
-      return CommandResult{0, facts_batch(command, at), "", {}};
-    }
-    if (command == "sh -s" && options.stdin_data.find("@@done") != std::string::npos) {
-      commands.push_back("state probe");
-      return CommandResult{0, state_probe(options.stdin_data), "", {}};
+    if (const auto at = options.stdin_data.find("@@gpuctl-"); command == "sh -s" && at != std::string::npos) {
+      const bool with_state = options.stdin_data.find("\np_state() {") != std::string::npos;
+      commands.push_back(with_state ? "state probe" : "facts probe");
+      return CommandResult{0, facts_batch(options.stdin_data, at, with_state), "", {}};
     }
     if (command.find("apt-get install") != std::string::npos) {
       for (const auto& [name, version] : wanted_packages(command)) {
@@ -73,52 +71,81 @@ class FakeNode : public FakeTransport {
   void set_apt_packages(std::set<std::string> names) { m_known_packages = std::move(names); }
 
  private:
-  // The batch the facts probe prints, for the nonce of its markers.
-  std::string facts_batch(const std::string& script, std::size_t at) const {
+  // The batch the probe prints, for the nonce of its markers: the facts, the packages its
+  // dpkg-query names, and (with_state) the state probe's output.
+  std::string facts_batch(const std::string& script, std::size_t at, bool with_state) const {
     std::size_t end = at + 9;
     while (end < script.size() && std::isalnum(static_cast<unsigned char>(script[end]))) ++end;
     const std::string marker = script.substr(at, end - at);
-    const std::map<std::string, std::pair<int, std::string>> probes{
+    std::map<std::string, std::pair<int, std::string>> answered{
         {"kernel", {0, "6.1.0-test\n"}}, {"boot_id", {0, boot_id + "\n"}}, {"uptime", {0, "100.0 50.0\n"}},
-        {"modules", {0, modules}},
+        {"modules", {0, modules}}, {"packages", {0, dpkg_lines(script)}},
     };
-    auto answered = probes;
     if (!gpu_query.empty()) answered.emplace("gpus", std::pair<int, std::string>{0, gpu_query});
+    if (with_state) answered.emplace("state", std::pair<int, std::string>{0, state_probe(script)});
     std::string text;
     for (const auto& [name, probe] : answered)
       text += marker + " begin " + name + "\n" + probe.second + "\n" + marker + " end " + name +
-              " rc=" + std::to_string(probe.first) + "\n\n" + marker + " stderr-end " + name + "\n";
+              " rc=" + std::to_string(probe.first) + "\n";
     return text;
   }
 
-  // The state probe's output for the files, guards and packages its script asks about.
-  std::string state_probe(const std::string& script) {
-    static const std::regex file_line(R"(if \[ -f '?([^' ]*)'? \]; then printf '@@file (\d+) )");
+  // The shell words of a `for f in ...;` list: bare or single-quoted (util::shell_quote).
+  static std::vector<std::string> words_of(const std::string& list) {
+    std::vector<std::string> words;
+    std::istringstream in(list);
+    for (std::string word; in >> word;)
+      words.push_back(word.size() >= 2 && word.front() == '\'' ? word.substr(1, word.size() - 2) : word);
+    return words;
+  }
+
+  // dpkg-query lines for the installed packages the batch names exactly.
+  std::string dpkg_lines(const std::string& script) const {
+    static const std::regex query(R"(dpkg-query -W -f='[^']*'(.*))");
+    std::smatch m;
+    std::string out;
+    if (!std::regex_search(script, m, query)) return out;
+    for (const auto& name : words_of(m[1].str()))
+      if (const auto it = packages.find(name); it != packages.end())
+        out += name + "\t" + it->second + "\tinstall ok installed\n";
+    return out;
+  }
+
+  // The state probe's output for the files and guards its script asks about.
+  std::string state_probe(const std::string& script) const {
+    static const std::regex files_line(R"(for f in (.*); do \[ -f "\$f" \] && set -- "\$@" "\$f"; done; \[ \$# = 0 \] \|\| (stat|cat|sha256sum) )");
     static const std::regex guard_line(R"(if \[ -e '?([^' ]*)'? \]; then echo '@@guard (\d+) 0')");
-    static const std::regex packages_line(R"(dpkg-query -W -f='@@pkg [^']*' (.*) 2>/dev/null)");
     std::string out;
     std::smatch m;
     std::istringstream lines(script);
     for (std::string line; std::getline(lines, line);) {
-      if (std::regex_search(line, m, file_line)) {
-        const auto it = files.find(m[1]);
-        if (it == files.end()) {
-          out += "@@absent " + m[2].str() + "\n";
-          continue;
+      if (std::regex_search(line, m, files_line)) {
+        const auto paths = words_of(m[1].str());
+        const auto tool = m[2].str();
+        if (tool == "stat") {
+          out += "@@stat\n";
+          for (const auto& path : paths) {
+            const auto it = files.find(path);
+            if (it == files.end()) continue;
+            const auto a = attributes.contains(path) ? attributes.at(path) : FileAttributes{true, 0644, "root", "root", 0};
+            char mode[8];
+            std::snprintf(mode, sizeof mode, "%o", a.mode);
+            out += std::string(mode) + " " + a.owner + " " + a.group + " " + std::to_string(it->second.size()) + " " + path + "\n";
+          }
+          out += "@@stat-end\n";
+        } else if (tool == "cat") {
+          out += "@@cat\n";
+          for (const auto& path : paths)
+            if (const auto it = files.find(path); it != files.end()) out += it->second;
+          out += "\n@@cat-end\n";
+        } else {
+          out += "@@sha\n";
+          for (const auto& path : paths)
+            if (const auto it = files.find(path); it != files.end()) out += util::sha256_hex(it->second) + "  " + path + "\n";
+          out += "@@sha-end\n";
         }
-        const auto a = attributes.contains(m[1]) ? attributes.at(m[1]) : FileAttributes{true, 0644, "root", "root", 0};
-        char mode[8];
-        std::snprintf(mode, sizeof mode, "%o", a.mode);
-        out += "@@file " + m[2].str() + " " + mode + " " + a.owner + " " + a.group + " " +
-               std::to_string(it->second.size()) + "\n" + it->second + "\n";
       } else if (std::regex_search(line, m, guard_line)) {
         out += "@@guard " + m[2].str() + (files.contains(m[1]) ? " 0\n" : " 1\n");
-      } else if (std::regex_search(line, m, packages_line)) {
-        std::istringstream names(m[1].str());
-        for (std::string name; names >> name;) {
-          if (name.size() >= 2 && name.front() == '\'') name = name.substr(1, name.size() - 2);
-          if (const auto it = packages.find(name); it != packages.end()) out += "@@pkg " + name + " ii  " + it->second + "\n";
-        }
       }
     }
     return out + "@@done\n";

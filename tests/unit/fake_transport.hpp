@@ -14,8 +14,9 @@ class FakeTransport : public Transport {
  public:
   explicit FakeTransport(std::string node = "node01") : m_node(std::move(node)) {}
 
-  // The first rule whose `needle` occurs in the command answers it; unmatched commands
-  // exit 127 with "command not found", like a shell.
+  // The first rule whose `needle` occurs in the command, or in what the command gets on
+  // stdin (a script for `sh -s`), answers it; unmatched commands exit 127 with "command not
+  // found", like a shell.
   void on_command(std::string needle, CommandResult result) { m_rules.emplace_back(std::move(needle), std::move(result)); }
   void fail_commands_with(Error error) { m_transport_error = std::move(error); }
 
@@ -25,11 +26,11 @@ class FakeTransport : public Transport {
 
   const std::string& node() const override { return m_node; }
 
-  Result<CommandResult> run(const std::string& command, const CommandOptions& = {}) override {
+  Result<CommandResult> run(const std::string& command, const CommandOptions& options = {}) override {
     commands.push_back(command);
     if (m_transport_error) return std::unexpected(*m_transport_error);
     for (const auto& [needle, result] : m_rules)
-      if (command.find(needle) != std::string::npos) return result;
+      if (command.find(needle) != std::string::npos || options.stdin_data.find(needle) != std::string::npos) return result;
     return CommandResult{127, "", "sh: 1: command not found\n", {}};
   }
 

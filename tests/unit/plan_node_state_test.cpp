@@ -2,6 +2,7 @@
 // temp dir, then parsed; hand-written probe outputs for packages, services and guards.
 #include <gpuctl/plan/node_state.hpp>
 
+#include "probe_capture.hpp"
 #include "program_builder.hpp"
 
 #include <gtest/gtest.h>
@@ -154,26 +155,49 @@ TEST(NodeStateProbe, PathsWithSpacesAndQuotesAreQuoted) {
   EXPECT_EQ(state->files.at(odd).content, "odd\n");
 }
 
-TEST(NodeStateProbe, ScriptAsksDpkgOnceForEveryPackageAndSystemctlForEveryService) {
+TEST(NodeStateProbe, PackagesGoToTheBatchsDpkgQueryAndServicesToOneSystemctlShow) {
   ProgramFixture fixture({StepSpec{"a", {resolved_package("munge"), resolved_service("munge", true, true)}},
-                          StepSpec{"b", {resolved_package("munge"), resolved_package("slurmd")}}});
+                          StepSpec{"b", {resolved_package("munge"), resolved_package("slurmd"),
+                                         resolved_service("slurmd", true, true)}}});
   const auto script = node_state_script(fixture.program);
-  EXPECT_NE(script.find("dpkg-query -W"), std::string::npos);
-  EXPECT_NE(script.find("munge slurmd"), std::string::npos) << script;
-  EXPECT_NE(script.find("systemctl is-enabled munge"), std::string::npos) << script;
+  EXPECT_EQ(script.find("dpkg-query"), std::string::npos) << "the facts batch asks dpkg once for both";
+  EXPECT_EQ(program_packages(fixture.program), (std::vector<std::string>{"munge", "slurmd"}));
+  const auto options = node_probe_options(fixture.program, ProbePurpose::plan);
+  EXPECT_EQ(options.exact_packages, (std::vector<std::string>{"munge", "slurmd"}));
+  EXPECT_EQ(options.state_script, node_state_script(fixture.program, ProbePurpose::plan));
+  EXPECT_NE(script.find("systemctl show --property=Id,LoadState,UnitFileState,ActiveState -- munge slurmd"),
+            std::string::npos) << script;
   EXPECT_NE(script.find("@@done"), std::string::npos);
 }
 
-TEST(NodeStateParse, ReadsPackagesInDpkgStatusAbbreviations) {
+TEST(NodeStateProbe, PlanAsksNoGpuExtrasVerifyOnlyWhatItsChecksRead) {
+  ProgramFixture plain({StepSpec{"s", {resolved_package("x")}, RebootPolicy::never, "", {"gpu_count"}}});
+  ProgramFixture deep({StepSpec{"s", {resolved_package("x")}, RebootPolicy::never, "", {"row_remap", "nvlink_topology"}}});
+  for (const auto* fixture : {&plain, &deep}) {
+    const auto plan = node_probe_options(fixture->program, ProbePurpose::plan);
+    EXPECT_FALSE(plan.row_remapper);
+    EXPECT_FALSE(plan.topology);
+  }
+  const auto shallow = node_probe_options(plain.program, ProbePurpose::verify);
+  EXPECT_FALSE(shallow.row_remapper);
+  EXPECT_FALSE(shallow.topology);
+  const auto verify = node_probe_options(deep.program, ProbePurpose::verify);
+  EXPECT_TRUE(verify.row_remapper);
+  EXPECT_TRUE(verify.topology);
+}
+
+TEST(NodeStateParse, ReadsPackagesFromTheBatchsDpkgLines) {
   ProgramFixture fixture({StepSpec{"s", {resolved_package("nvidia-driver-550"), resolved_package("munge"),
-                                         resolved_package("old"), resolved_package("conf-only")}}});
-  // ${db:Status-Abbrev} is three characters, the third usually a space.
-  const auto state = parse_node_state(fixture.program,
-                                      "@@pkg nvidia-driver-550 ii  550.127.08-1\n"
-                                      "@@pkg munge hi  0.5.15-2\n"
-                                      "@@pkg old un  \n"
-                                      "@@pkg conf-only rc  1.0-1\n"
-                                      "@@done\n");
+                                         resolved_package("old"), resolved_package("conf-only"),
+                                         resolved_package("half")}}});
+  // dpkg-query -W -f='${Package}\t${Version}\t${Status}\n': Status is "want error state".
+  const auto state = parse_node_state(fixture.program, "@@done\n", {},
+                                      "nvidia-driver-550\t550.127.08-1\tinstall ok installed\n"
+                                      "munge\t0.5.15-2\thold ok installed\n"
+                                      "old\t\tunknown ok not-installed\n"
+                                      "conf-only\t1.0-1\tdeinstall ok config-files\n"
+                                      "half\t2.0-1\tinstall reinstreq half-configured\n"
+                                      "linux-image-6.1.0-28-amd64\t6.1.119-1\tinstall ok installed\n");
   ASSERT_TRUE(state) << state.error().to_string();
   const auto& driver = state->packages.at("nvidia-driver-550");
   EXPECT_TRUE(driver.installed);
@@ -186,6 +210,49 @@ TEST(NodeStateParse, ReadsPackagesInDpkgStatusAbbreviations) {
   EXPECT_FALSE(state->packages.at("old").installed);
   EXPECT_EQ(state->packages.at("old").version, "");
   EXPECT_FALSE(state->packages.at("conf-only").installed);
+  EXPECT_FALSE(state->packages.at("half").installed);
+  EXPECT_FALSE(state->packages.contains("linux-image-6.1.0-28-amd64")) << "not the program's";
+}
+
+TEST(NodeStateParse, ReadsEveryServiceFromOneRealSystemctlShow) {
+  ProgramFixture fixture({StepSpec{"s", {resolved_service("ssh", true, true), resolved_service("munge", true, true),
+                                         resolved_service("nope", true, true),
+                                         resolved_service("systemd-journald", true, true)}}});
+  const auto show = testing::read_test_data("systemd/show-ssh-munge-nope-journald.txt");
+  auto state = parse_node_state(fixture.program, "@@svcshow\n" + show + "@@svcshow-end 0\n@@done\n");
+  ASSERT_TRUE(state) << state.error().to_string();
+  EXPECT_TRUE(state->services.at("ssh").known);
+  EXPECT_TRUE(state->services.at("ssh").enabled);
+  EXPECT_TRUE(state->services.at("ssh").running);
+  EXPECT_TRUE(state->services.at("nope").known);
+  EXPECT_FALSE(state->services.at("nope").enabled);
+  EXPECT_FALSE(state->services.at("nope").running);
+  EXPECT_TRUE(state->services.at("systemd-journald").enabled) << "static counts as enabled";
+
+  // A block missing (the answer does not match the question) is an error, not a guess.
+  const auto cut = show.substr(0, show.rfind("\n\nId="));
+  EXPECT_FALSE(parse_node_state(fixture.program, "@@svcshow\n" + cut + "\n@@svcshow-end 0\n@@done\n"));
+  // A manager that does not answer leaves the services unknown.
+  state = parse_node_state(fixture.program, "@@svcshow\n@@svcshow-end 1\n@@done\n");
+  ASSERT_TRUE(state) << state.error().to_string();
+  EXPECT_TRUE(state->services.empty());
+}
+
+TEST(NodeStateParse, WithoutARunningSystemdUnitFilesSayWhatIsEnabled) {
+  ProgramFixture fixture({StepSpec{"s", {resolved_service("ssh", true, true), resolved_service("nope", true, true),
+                                         resolved_service("systemd-journald", true, true)}}});
+  const auto script = node_state_script(fixture.program);
+  EXPECT_NE(script.find("elif [ -d /run/systemd/system ]; then"), std::string::npos) << script;
+  EXPECT_NE(script.find("systemctl list-unit-files --no-legend --no-pager -- ssh.service nope.service systemd-journald.service"),
+            std::string::npos) << script;
+  const auto listed = testing::read_test_data("systemd/list-unit-files-ssh-munge-nope-slurmd-journald.txt");
+  const auto state = parse_node_state(fixture.program, "@@unitfiles\n" + listed + "@@unitfiles-end\n@@done\n");
+  ASSERT_TRUE(state) << state.error().to_string();
+  EXPECT_TRUE(state->services.at("ssh").known);
+  EXPECT_TRUE(state->services.at("ssh").enabled);
+  EXPECT_FALSE(state->services.at("ssh").running) << "no manager: nothing is known to run";
+  EXPECT_FALSE(state->services.at("nope").enabled);
+  EXPECT_TRUE(state->services.at("systemd-journald").enabled);
 }
 
 TEST(NodeStateParse, ReadsServiceStates) {
@@ -213,7 +280,7 @@ TEST(NodeStateParse, ReadsServiceStates) {
 TEST(NodeStateParse, ReadsGuardsByResourceIndexAcrossSteps) {
   ProgramFixture fixture({StepSpec{"a", {resolved_file("/etc/x", "x"), resolved_command("one", "/one")}},
                           StepSpec{"b", {resolved_command("two", "", "true")}}});
-  const auto state = parse_node_state(fixture.program, "@@absent 0\n@@guard 1 1\n@@guard 2 0\n@@done\n");
+  const auto state = parse_node_state(fixture.program, "@@stat\n@@stat-end\n@@guard 1 1\n@@guard 2 0\n@@done\n");
   ASSERT_TRUE(state) << state.error().to_string();
   EXPECT_FALSE(state->guards_done.at("one"));
   EXPECT_TRUE(state->guards_done.at("two"));
@@ -237,14 +304,30 @@ TEST(NodeStateParse, TruncatedOutputIsAnError) {
 
 TEST(NodeStateParse, FileContentShorterThanItsSizeIsAnError) {
   ProgramFixture fixture({StepSpec{"a", {resolved_file("/etc/x", "x")}}});
-  const auto state = parse_node_state(fixture.program, "@@file 0 644 root root 100\nshort\n@@done\n");
+  const auto state = parse_node_state(fixture.program, "@@stat\n644 root root 100 /etc/x\n@@stat-end\n@@cat\nshort\n@@cat-end\n@@done\n");
   ASSERT_FALSE(state);
-  EXPECT_NE(state.error().message.find("cut short"), std::string::npos);
+  EXPECT_NE(state.error().message.find("do not add up"), std::string::npos) << state.error().message;
+}
+
+TEST(NodeStateParse, FilesWithoutTheirSectionOrASecretWithoutItsDigestAreErrors) {
+  ProgramFixture fixture({StepSpec{"a", {resolved_file("/etc/x", "x"),
+                                         resolved_file("/etc/munge/munge.key", "k", FileSpec{0400, "munge", "munge", true, {}})}}});
+  auto state = parse_node_state(fixture.program, "@@done\n");
+  ASSERT_FALSE(state);
+  EXPECT_NE(state.error().message.find("no file section"), std::string::npos) << state.error().message;
+  state = parse_node_state(fixture.program, "@@stat\n400 munge munge 1024 /etc/munge/munge.key\n@@stat-end\n@@done\n");
+  ASSERT_FALSE(state);
+  EXPECT_NE(state.error().message.find("no digest for /etc/munge/munge.key"), std::string::npos) << state.error().message;
+  state = parse_node_state(fixture.program, "@@stat\n400 munge munge 1024 /etc/munge/munge.key\n@@stat-end\n@@sha\n" +
+                                                std::string(64, 'a') + "  /etc/munge/munge.key\n@@sha-end\n@@done\n");
+  ASSERT_TRUE(state) << state.error().to_string();
+  EXPECT_FALSE(state->files.at("/etc/x").exists);
+  EXPECT_EQ(state->files.at("/etc/munge/munge.key").digest, std::string(64, 'a'));
 }
 
 TEST(NodeStateParse, SectionNamingAResourceThatIsNotThereIsAnError) {
   ProgramFixture fixture({StepSpec{"a", {resolved_command("one", "/one")}}});
-  EXPECT_FALSE(parse_node_state(fixture.program, "@@absent 0\n@@done\n"));   // resource 0 is no file
+  EXPECT_FALSE(parse_node_state(fixture.program, "@@stat\n644 root root 1 /etc/x\n@@stat-end\n@@done\n"));  // no such file
   EXPECT_FALSE(parse_node_state(fixture.program, "@@guard 7 0\n@@done\n"));  // no resource 7
   EXPECT_FALSE(parse_node_state(fixture.program, "@@reboot 3 1\n@@done\n")); // no step 3
 }
@@ -314,8 +397,11 @@ ProgramFixture slurm_program(std::vector<std::string> checks) {
 
 TEST(NodeStateProbe, AsksScontrolOnlyWhenAStepChecksTheRegistration) {
   EXPECT_EQ(node_state_script(slurm_program({"slurmd_active"}).program).find("scontrol"), std::string::npos);
-  const auto script = node_state_script(slurm_program({"slurmd_active", "slurmd_registered"}).program);
+  const auto registered = slurm_program({"slurmd_active", "slurmd_registered"});
+  const auto script = node_state_script(registered.program);
   EXPECT_NE(script.find("scontrol show node node01"), std::string::npos) << script;
+  EXPECT_EQ(node_state_script(registered.program, ProbePurpose::plan).find("scontrol"), std::string::npos)
+      << "a plan does not read Slurm's view of the node";
   const auto state = parse_node_state(slurm_program({}).program, "@@done\n");
   ASSERT_TRUE(state);
   EXPECT_FALSE(state->slurm_node);

@@ -35,7 +35,7 @@ class CheckSources : public ::testing::Test {
     std::map<std::string, ProbeOutput> probes{
         {"modules", {0, "nvidia 104067072 2 nvidia_uvm, Live 0x0 (OE)\nnouveau 2666496 0 - Live 0x0\next4 1 0 - Live 0x0\n", ""}},
         {"gpus", {0, gpu_csv(node.gpu.count - 1), ""}},
-        {"nvcc", {127, "", "nvcc: command not found"}},
+        {"cuda", {127, "", "nvcc: command not found"}},
     };
     state.facts = facts::facts_from_probes(node.name, probes);
     state.services["slurmd"] = ObservedService{true, true, false};
@@ -59,9 +59,9 @@ TEST_F(CheckSources, FactsKeepEachProbesReadableCommandAndOutputWithStderr) {
   ASSERT_TRUE(sources.contains("gpus"));
   EXPECT_EQ(sources.at("gpus").command, facts::gpu_query_command());
   EXPECT_EQ(sources.at("modules").command, "cat /proc/modules");
-  EXPECT_EQ(sources.at("nvcc").command, "nvcc --version");
-  EXPECT_EQ(sources.at("nvcc").exit_code, 127);
-  EXPECT_EQ(sources.at("nvcc").output, "[stderr]\nnvcc: command not found");
+  EXPECT_EQ(sources.at("cuda").command, "nvcc --version");
+  EXPECT_EQ(sources.at("cuda").exit_code, 127);
+  EXPECT_EQ(sources.at("cuda").output, "[stderr]\nnvcc: command not found");
 }
 
 TEST_F(CheckSources, FailedModuleCheckCitesOnlyTheModulesLine) {

@@ -9,6 +9,7 @@
 #include <gpuctl/exec/executor.hpp>
 #include <gpuctl/exec/transport_pool.hpp>
 #include <gpuctl/inventory/inventory.hpp>
+#include <gpuctl/plan/node_state.hpp>
 #include <gpuctl/plan/plan.hpp>
 #include <gpuctl/playbook/playbook.hpp>
 #include <gpuctl/transport/transport_factory.hpp>
@@ -73,7 +74,7 @@ class Session {
  private:
   struct NodeData;
   // Resolves the node's program (once per session) and gathers the node's current state.
-  Result<NodeState> probe_node(std::size_t index);
+  Result<NodeState> probe_node(std::size_t index, ProbePurpose purpose);
   // Keeps the facts of a state whose plan or checks are made (probed_facts); drops the rest.
   void keep_facts(std::size_t index, NodeState&& state);
   // Called when a node's task in a phase ends: closes its session unless every node's session

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpuctl {
@@ -35,6 +36,9 @@ class RunHooks {
   virtual void on_command(const std::string& /*node*/, const std::string& /*command*/, int /*exit_code*/,
                           std::chrono::milliseconds /*duration*/, const std::string& /*output*/) {}
   virtual void on_message(const std::string& /*node*/, const std::string& /*text*/) {}
+  // A node's state probe returned (its one round trip for `phase`), after `duration`.
+  virtual void on_probe_done(const std::string& /*node*/, std::string_view /*phase*/,
+                             std::chrono::milliseconds /*duration*/) {}
   // A node's verify checks ran (verify, or apply's verify of a drained node; a retried verify
   // reports each attempt): for the run history.
   virtual void on_checks_done(const std::string& /*node*/, const std::vector<CheckResult>& /*checks*/) {}

@@ -45,6 +45,9 @@ class TeeHooks : public RunHooks {
   void on_message(const std::string& node, const std::string& text) override {
     for (auto* p : m_parts) p->on_message(node, text);
   }
+  void on_probe_done(const std::string& node, std::string_view phase, std::chrono::milliseconds took) override {
+    for (auto* p : m_parts) p->on_probe_done(node, phase, took);
+  }
   void on_checks_done(const std::string& node, const std::vector<CheckResult>& checks) override {
     for (auto* p : m_parts) p->on_checks_done(node, checks);
   }

@@ -110,6 +110,11 @@ Result<NvidiaKernelModule> parse_nvidia_driver_version(std::string_view text);
 // "13.0" when only the release is printed. Error: no such line.
 Result<std::string> parse_nvcc_version(std::string_view text);
 
+// Parses the CUDA toolkit's version.json (CUDA 11.1 and later): the "cuda_nvcc" component's
+// version (the same as nvcc's "V" version, e.g. "11.5.119"), else the SDK's ("cuda").
+// Error: not JSON, or neither entry has a dotted version.
+Result<std::string> parse_cuda_version_json(std::string_view text);
+
 // ---- operating system ------------------------------------------------------------------
 
 // Parses /etc/os-release (KEY=value, values optionally quoted, `#` comments). Error: no ID.

@@ -6,7 +6,9 @@
 // plan/ does I/O.
 
 #include <gpuctl/core/error.hpp>
+#include <gpuctl/facts/collect.hpp>
 #include <gpuctl/facts/facts.hpp>
+#include <gpuctl/facts/state_probe.hpp>
 #include <gpuctl/plan/program.hpp>
 
 #include <map>
@@ -58,14 +60,29 @@ struct NodeState {
   std::string fingerprint() const;
 };
 
-// The probe script for `program` (pure): prints sections the parser below reads.
-std::string node_state_script(const NodeProgram& program);
+// What a probe is for: a plan reads what the changes depend on; verify also what its checks
+// read (remapped rows, NVLink topology, Slurm's view of the node).
+enum class ProbePurpose { plan, verify };
 
-// Parses the probe's output (pure). Errors only on output that is not the probe's.
-Result<NodeState> parse_node_state(const NodeProgram& program, std::string_view output);
+// The program's package names, once each, in program order (pure).
+std::vector<std::string> program_packages(const NodeProgram& program);
 
-// As above, with the facts collected beside the probe (facts::run_state_probe) put into the
-// state (pure).
-Result<NodeState> parse_node_state(const NodeProgram& program, std::string_view output, NodeFacts facts);
+// The state script for `program` (pure): a POSIX sh function body that prints the sections
+// parse_node_state reads. Every file costs the node one stat, one cat and (secrets) one
+// sha256sum together; every service one systemctl show together; guards run as written.
+std::string node_state_script(const NodeProgram& program, ProbePurpose purpose = ProbePurpose::verify);
+
+// The one facts batch that probes `program` on a node (pure): the state script as its last
+// probe, the program's packages in its dpkg-query, and the GPU extras `purpose` needs.
+facts::CollectOptions node_probe_options(const NodeProgram& program, ProbePurpose purpose);
+
+// Parses the state script's output (pure), with the facts collected beside it and the batch's
+// dpkg-query lines ("package<TAB>version<TAB>status") for the program's packages. Errors only
+// on output that is not the probe's (cut short, sizes that do not add up).
+Result<NodeState> parse_node_state(const NodeProgram& program, std::string_view output, NodeFacts facts = {},
+                                   std::string_view package_lines = {});
+
+// The same, from a run_state_probe result (pure).
+Result<NodeState> parse_node_state(const NodeProgram& program, const facts::StateProbeOutput& probe);
 
 }  // namespace gpuctl
