@@ -11,16 +11,18 @@ fact_commands() {
   fields+=",temperature.gpu,power.draw,power.limit"
   cat <<EOC
 cat /etc/os-release 2>/dev/null || cat /usr/lib/os-release
-uname -r
+cat /proc/sys/kernel/osrelease
 cat /proc/sys/kernel/random/boot_id
 cat /proc/uptime
 cat /proc/modules 2>/dev/null || lsmod
 cat /proc/driver/nvidia/version
-PATH=\$PATH:/usr/local/cuda/bin nvcc --version
+cat /usr/local/cuda/version.json 2>/dev/null || PATH=\$PATH:/usr/local/cuda/bin nvcc --version
 dpkg-query -W -f='\${Package}\t\${Version}\t\${Status}\n' 'nvidia-*' 'libnvidia-*' 'cuda-*' cuda 'libcuda*' 'libnccl*' 'libcudnn*' 'datacenter-gpu-manager*' 'slurm*' munge prometheus-node-exporter 'linux-image-*' 'linux-headers-*' dkms rdma-core infiniband-diags 'ibverbs-*'
-ldconfig -p | sed -n 's/.*libnccl\.so[.0-9]* .*=> //p' | while read -r f; do readlink -f "\$f"; done | sort -u
+for f in /lib/*-linux-gnu/libnccl.so.*.*.* /usr/lib/*-linux-gnu/libnccl.so.*.*.* /usr/local/cuda/lib64/libnccl.so.*.*.*; do [ -f "\$f" ] && [ ! -L "\$f" ] && echo "\$f"; done; true
 nvidia-smi --query-gpu=$fields --format=csv,nounits
 nvidia-smi -q -d ROW_REMAPPER
+nvidia-smi topo -m
+nvidia-smi nvlink -s
 EOC
 }
 

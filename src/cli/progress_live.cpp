@@ -75,6 +75,9 @@ class LiveHooks : public RunHooks {
       above(node, fmt::format("{} {} ({:.1f}s)", step, to_string(status), took.count() / 1000.0),
             status == StepStatus::failed);
   }
+  void on_probe_done(const std::string& node, std::string_view phase, std::chrono::milliseconds took) override {
+    if (m_verbosity >= 1) above(node, fmt::format("probed for {} in {} ms (one round trip)", phase, took.count()), false);
+  }
   void on_command(const std::string& node, const std::string& command, int exit_code, std::chrono::milliseconds took,
                   const std::string& /*output*/) override {
     if (m_verbosity >= 2)

@@ -4,8 +4,8 @@
 #include <gpuctl/util/strings.hpp>
 
 #include <algorithm>
-#include <set>
 #include <charconv>
+#include <set>
 #include <fmt/format.h>
 
 namespace gpuctl {
@@ -42,6 +42,43 @@ Error bad_probe(std::string_view what) {
                "the node's /bin/sh or coreutils may be unusual; run with -v to see the output"};
 }
 
+// systemd's answers that count as enabled (UnitFileState, is-enabled) and as running (ActiveState).
+bool counts_as_enabled(std::string_view state) { return state == "enabled" || state == "static" || state == "enabled-runtime"; }
+bool counts_as_running(std::string_view state) { return state == "active" || state == "reloading" || state == "activating"; }
+
+// The unit a service resource names: "munge" is munge.service.
+std::string unit_name(const std::string& service) {
+  return service.find('.') == std::string::npos ? service + ".service" : service;
+}
+
+struct FileLists {
+  std::vector<std::string> all, plain;
+  std::set<std::string> secret;
+};
+
+// The program's files in the order the script names them (node_state_script).
+FileLists file_lists(const std::vector<const ResolvedResource*>& resources) {
+  FileLists lists;
+  for (const auto* r : resources) {
+    if (r->resource.kind != ResourceKind::file) continue;
+    const auto& path = r->resource.file.path;
+    if (std::ranges::find(lists.all, path) != lists.all.end()) continue;
+    lists.all.push_back(path);
+    if (r->secret) lists.secret.insert(path);
+    else lists.plain.push_back(path);
+  }
+  return lists;
+}
+
+// The program's services, once each, in program order.
+std::vector<std::string> service_names(const std::vector<const ResolvedResource*>& resources) {
+  std::vector<std::string> services;
+  for (const auto* r : resources)
+    if (r->resource.kind == ResourceKind::service && std::ranges::find(services, r->resource.service.name) == services.end())
+      services.push_back(r->resource.service.name);
+  return services;
+}
+
 // The shell words of `paths`, for a `for f in ...` list.
 std::string quoted_list(const std::vector<std::string>& paths) {
   std::string out;
@@ -68,21 +105,14 @@ std::vector<std::string> program_packages(const NodeProgram& program) {
 
 std::string node_state_script(const NodeProgram& program, ProbePurpose purpose) {
   std::string script = "LC_ALL=C; export LC_ALL\n";
-  std::vector<std::string> files, plain, secrets, services;
   const auto resources = flatten(program);
   for (std::size_t i = 0; i < resources.size(); ++i) {
     const auto& r = resources[i]->resource;
     switch (r.kind) {
       case ResourceKind::file:
-        if (std::ranges::find(files, r.file.path) != files.end()) break;
-        files.push_back(r.file.path);
-        (resources[i]->secret ? secrets : plain).push_back(r.file.path);
-        break;
-      case ResourceKind::package:
-        break;  // asked in the batch's dpkg-query (program_packages)
+      case ResourceKind::package:  // asked in the batch's dpkg-query (program_packages)
       case ResourceKind::service:
-        if (std::ranges::find(services, r.service.name) == services.end()) services.push_back(r.service.name);
-        break;
+        break;  // files and services: all at once, below
       case ResourceKind::command:
         // Done when either guard says so: `creates` exists, or `unless` exits 0.
         if (!r.command.creates.empty() && !r.command.unless.empty())
@@ -102,16 +132,21 @@ std::string node_state_script(const NodeProgram& program, ProbePurpose purpose) 
       script += fmt::format("( {} ) </dev/null >/dev/null 2>&1; echo \"@@reboot {} $?\"\n", program.steps[i].reboot_unless, i);
   // Every file in three processes at most: one stat, one cat of the plain ones (split by the
   // sizes stat gave), one sha256sum of the secrets (only their digests leave the node).
-  if (!files.empty()) {
-    script += "echo '@@stat'\n" + for_regular_files(files, "stat -L -c '%a %U %G %s %n'") + "\necho '@@stat-end'\n";
-    if (!plain.empty()) script += "echo '@@cat'\n" + for_regular_files(plain, "cat") + "\necho; echo '@@cat-end'\n";
-    if (!secrets.empty()) script += "echo '@@sha'\n" + for_regular_files(secrets, "sha256sum") + "\necho '@@sha-end'\n";
+  const auto files = file_lists(resources);
+  if (!files.all.empty()) {
+    script += "echo '@@stat'\n" + for_regular_files(files.all, "stat -L -c '%a %U %G %s %n'") + "\necho '@@stat-end'\n";
+    if (!files.plain.empty()) script += "echo '@@cat'\n" + for_regular_files(files.plain, "cat") + "\necho; echo '@@cat-end'\n";
+    if (!files.secret.empty()) {
+      const std::vector<std::string> secrets(files.secret.begin(), files.secret.end());
+      script += "echo '@@sha'\n" + for_regular_files(secrets, "sha256sum") + "\necho '@@sha-end'\n";
+    }
   }
+  const auto services = service_names(resources);
   // Every service in one `systemctl show` where systemd runs (sd_booted's test); where it
   // does not (a container without it), the unit files still say what is enabled.
   if (!services.empty()) {
     std::vector<std::string> units;
-    for (const auto& service : services) units.push_back(service.find('.') == std::string::npos ? service + ".service" : service);
+    for (const auto& service : services) units.push_back(unit_name(service));
     script += fmt::format(
         "if ! command -v systemctl >/dev/null 2>&1; then for s in {0}; do echo \"@@svc $s ? ?\"; done\n"
         "elif [ -d /run/systemd/system ]; then echo '@@svcshow'; "
@@ -180,11 +215,7 @@ Result<void> read_service_blocks(NodeState& state, const std::vector<std::string
     const auto value = [&](const char* key) { const auto it = unit.find(key); return it == unit.end() ? std::string() : it->second; };
     const auto enabled = value("UnitFileState");
     const auto active = value("ActiveState");
-    ObservedService service;
-    service.known = true;
-    service.enabled = enabled == "enabled" || enabled == "static" || enabled == "enabled-runtime";
-    service.running = active == "active" || active == "reloading" || active == "activating";
-    state.services[services[i]] = service;
+    state.services[services[i]] = ObservedService{true, counts_as_enabled(enabled), counts_as_running(active)};
   }
   return {};
 }
@@ -200,10 +231,8 @@ void read_unit_files(NodeState& state, const std::vector<std::string>& services,
     if (words.size() >= 2) states[words[0]] = words[1];
   }
   for (const auto& service : services) {
-    const auto unit = service.find('.') == std::string::npos ? service + ".service" : service;
-    const auto it = states.find(unit);
-    const auto enabled = it == states.end() ? std::string() : it->second;
-    state.services[service] = ObservedService{true, enabled == "enabled" || enabled == "static" || enabled == "enabled-runtime", false};
+    const auto it = states.find(unit_name(service));
+    state.services[service] = ObservedService{true, it != states.end() && counts_as_enabled(it->second), false};
   }
 }
 
@@ -220,25 +249,6 @@ std::optional<std::string_view> section(std::string_view output, std::size_t& po
 }  // namespace
 
 namespace {
-
-struct FileLists {
-  std::vector<std::string> all, plain;
-  std::set<std::string> secret;
-};
-
-// The program's files in the order the script names them (node_state_script).
-FileLists file_lists(const std::vector<const ResolvedResource*>& resources) {
-  FileLists lists;
-  for (const auto* r : resources) {
-    if (r->resource.kind != ResourceKind::file) continue;
-    const auto& path = r->resource.file.path;
-    if (std::ranges::find(lists.all, path) != lists.all.end()) continue;
-    lists.all.push_back(path);
-    if (r->secret) lists.secret.insert(path);
-    else lists.plain.push_back(path);
-  }
-  return lists;
-}
 
 // "MODE OWNER GROUP SIZE PATH" (stat -c '%a %U %G %s %n'); the path may hold spaces.
 struct StatLine {
@@ -282,10 +292,7 @@ Result<NodeState> parse_node_state(const NodeProgram& program, std::string_view 
   std::map<std::string, StatLine> stats;
   std::map<std::string, std::string> contents, digests;
   bool files_seen = false;
-  std::vector<std::string> services;
-  for (const auto* r : resources)
-    if (r->resource.kind == ResourceKind::service && std::ranges::find(services, r->resource.service.name) == services.end())
-      services.push_back(r->resource.service.name);
+  const auto services = service_names(resources);
 
   std::size_t pos = 0;
   bool done = false;
@@ -342,13 +349,9 @@ Result<NodeState> parse_node_state(const NodeProgram& program, std::string_view 
       if (!text) return std::unexpected(bad_probe("the unit file section is cut short"));
       read_unit_files(state, services, *text);
     } else if (tag == "@@svc" && words.size() >= 2) {  // no systemctl at all: "@@svc NAME ? ?"
-      ObservedService service;
       const std::string enabled = words.size() > 2 ? words[2] : "";
       const std::string active = words.size() > 3 ? words[3] : "";
-      service.known = enabled != "?";
-      service.enabled = enabled == "enabled" || enabled == "static" || enabled == "enabled-runtime";
-      service.running = active == "active" || active == "reloading" || active == "activating";
-      state.services[words[1]] = service;
+      state.services[words[1]] = ObservedService{enabled != "?", counts_as_enabled(enabled), counts_as_running(active)};
     } else if (tag == "@@reboot" && words.size() == 3) {
       std::size_t index = 0;
       std::from_chars(words[1].data(), words[1].data() + words[1].size(), index);

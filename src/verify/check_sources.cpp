@@ -44,7 +44,7 @@ void cite_probe(CheckResult& result, const NodeFacts& facts, const std::string& 
 std::string yes_no(bool value) { return value ? "yes" : "no"; }
 
 void cite_service(CheckResult& result, const NodeState& state, const std::string& service) {
-  result.command = fmt::format("systemctl is-enabled {0}; systemctl is-active {0}", service);
+  result.command = fmt::format("systemctl show -p UnitFileState,ActiveState {}", service);
   const auto it = state.services.find(service);
   if (it == state.services.end() || !it->second.known) result.output = "(systemctl gave no answer)";
   else result.output = fmt::format("enabled: {}\nactive: {}", yes_no(it->second.enabled), yes_no(it->second.running));

@@ -33,6 +33,19 @@ expect_output '^nccl_allreduce skipped gpu.nccl_allreduce is not declared in the
 echo "--- a second plan changes nothing (idempotence)"
 expect_rc 0 g plan "$INVENTORY" --detailed-exitcode
 
+echo "--- a converged plan costs a node one round trip and a handful of processes (issue #20)"
+# node01's last PID in its own PID namespace (its container's init, a child of systemd-nspawn).
+node01_init=$(pgrep -P "$(cat "$GPUCTL_SANDBOX_DIR/nodes/node01/nspawn.pid")" | head -n1)
+last_pid() { nsenter -t "$node01_init" -p -- cat /proc/loadavg | cut -d' ' -f5; }
+before=$(last_pid)
+expect_rc 0 g plan "$INVENTORY" --limit node01 -v
+after=$(last_pid)
+expect_output 'node01: probed for plan in [0-9]+ ms \(one round trip\)' "plan -v shows the probe's time"
+# About 19 today (sshd and its PAM motd: 7; the batch; the playbook's guards); 107 before #20.
+spawned=$((after - before - 1))
+((spawned > 0 && spawned <= 30)) || die "a converged plan spawned $spawned processes on node01 (at most 30 expected)"
+echo "ok: a converged plan spawned $spawned processes on node01"
+
 echo "--- drift on one node is planned for that node only, and apply restores it"
 "$SANDBOX_CMD" ssh node02 "echo NCCL_DEBUG=TRACE >> /etc/nccl.conf" || die "cannot edit node02"
 expect_rc 2 g plan "$INVENTORY" --detailed-exitcode
