@@ -4,6 +4,8 @@
 #include "recorded_run.hpp"
 
 #include <gpuctl/inventory/loader.hpp>
+#include <gpuctl/plan/render.hpp>
+#include <gpuctl/util/file_io.hpp>
 
 #include <fmt/format.h>
 
@@ -25,6 +27,14 @@ std::expected<RunView, Failure> run_show(const std::string& state_path, std::int
     return std::unexpected(Failure{run.error().code == ErrorCode::not_found ? Verdict::invalid_input : Verdict::error,
                                    run.error().to_string()});
   return std::move(*run);
+}
+
+std::expected<Plan, Failure> run_show_saved_plan(const std::string& path) {
+  auto text = util::read_local_file(path, "saved plan");
+  if (!text) return std::unexpected(Failure{Verdict::invalid_input, text.error().to_string()});
+  auto plan = plan_from_json(*text, path);
+  if (!plan) return std::unexpected(Failure{Verdict::invalid_input, plan.error().to_string()});
+  return std::move(*plan);
 }
 
 std::expected<ReportResult, Failure> run_report(const ReportRequest& request) {

@@ -8,6 +8,7 @@
 #include <gpuctl/api/hostkeys_use_case.hpp>
 #include <gpuctl/api/node_workflow_use_case.hpp>
 #include <gpuctl/api/plan_use_case.hpp>
+#include <gpuctl/api/report_use_case.hpp>
 #include <gpuctl/api/verify_use_case.hpp>
 #include <gpuctl/plan/render.hpp>
 
@@ -215,6 +216,26 @@ TEST_F(SavedPlans, UnchangedPlanIsAppliedExactly) {
   ASSERT_EQ(applied.verdict, Verdict::ok) << applied.error;
   EXPECT_EQ(applied.stage, ApplyStage::applied);
   EXPECT_EQ(node("gpu01").files.at(k_conf), "managed by gpuctl for lab\n");
+}
+
+// `gpuctl show plan.json` (terraform show): the saved plan reads back as the plan it was, and
+// renders as `plan` printed it; a file that is not a saved plan is invalid input naming it.
+TEST_F(SavedPlans, ShowReadsASavedPlanBackAsThePlanItWas) {
+  const auto planned = run_plan({target()}, env());
+  const auto path = m_dir.write("plan.json", plan_to_json(planned.plan));
+  const auto shown = run_show_saved_plan(path);
+  ASSERT_TRUE(shown) << shown.error().message;
+  EXPECT_EQ(render_plan_text(*shown), render_plan_text(planned.plan));
+  EXPECT_EQ(plan_to_json(*shown), plan_to_json(planned.plan));
+
+  const auto not_a_plan = run_show_saved_plan(m_inventory);
+  ASSERT_FALSE(not_a_plan);
+  EXPECT_EQ(not_a_plan.error().verdict, Verdict::invalid_input);
+  EXPECT_NE(not_a_plan.error().message.find(m_inventory), std::string::npos) << not_a_plan.error().message;
+  const auto missing = run_show_saved_plan(m_dir / "nope.json");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().verdict, Verdict::invalid_input);
+  EXPECT_NE(missing.error().message.find("cannot read saved plan"), std::string::npos) << missing.error().message;
 }
 
 TEST_F(SavedPlans, NodeChangedSinceIsRefusedAndNothingIsApplied) {

@@ -5,6 +5,7 @@
 
 #include <gpuctl/api/verdict.hpp>
 #include <gpuctl/inventory/inventory.hpp>
+#include <gpuctl/plan/plan.hpp>
 #include <gpuctl/report/history.hpp>
 #include <gpuctl/report/run_report.hpp>
 
@@ -20,6 +21,11 @@ std::expected<HistoryView, Failure> run_history(const std::string& state_path, c
 
 // `show RUN`: one run in full. Failure invalid_input when there is no such run, else error.
 std::expected<RunView, Failure> run_show(const std::string& state_path, std::int64_t run);
+
+// `show PLAN.json`: a plan saved with `gpuctl plan -o`, read back (like `terraform show`). Reads
+// the file only; contacts no node. Failure invalid_input when the file cannot be read or is not
+// a saved plan (the message names the file and what is wrong).
+std::expected<Plan, Failure> run_show_saved_plan(const std::string& path);
 
 struct ReportRequest {
   std::string state_path;
