@@ -48,7 +48,7 @@ void register_facts_command(CLI::App& app, GlobalOptions& globals, int& exit_cod
       "Example: gpuctl facts cluster.yaml --limit 'gpu[01-04]' --json\n"
       "Example: gpuctl facts --connection local");
   cmd->add_option("inventory", options->inventory, "Inventory file (optional with --connection local)");
-  cmd->add_option("-l,--limit", options->limit, "Nodes: comma-separated hostlists and group names");
+  cmd->add_option("-l,--limit", options->limit, k_limit_help);
   cmd->add_flag("--json", options->json, "Print JSON (format_version 1, see docs/facts.md)");
   cmd->add_option("--connection", options->connection, "Override every node's connection")
       ->check(CLI::IsMember({"ssh", "local"}));

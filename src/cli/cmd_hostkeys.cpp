@@ -51,7 +51,7 @@ int run_hostkeys_command(HostKeyAction action, const HostKeysCliOptions& options
 void register_hostkeys_command(CLI::App& app, GlobalOptions& globals, int& exit_code) {
   auto* cmd = app.add_subcommand("hostkeys",
                                  "Show or pin nodes' SSH host keys (known_hosts)\n"
-                                 "Example: gpuctl hostkeys scan cluster.yaml --limit gpu[01-04]");
+                                 "Example: gpuctl hostkeys scan cluster.yaml --limit 'gpu[01-04]'");
   cmd->require_subcommand(1);
   for (const auto action : {HostKeyAction::scan, HostKeyAction::accept}) {
     auto options = std::make_shared<HostKeysCliOptions>();
@@ -65,7 +65,7 @@ void register_hostkeys_command(CLI::App& app, GlobalOptions& globals, int& exit_
                                           "unless --replace-changed\n"
                                           "Example: gpuctl hostkeys accept cluster.yaml --limit gpu07");
     sub->add_option("inventory", options->inventory, "Inventory file")->required()->check(CLI::ExistingFile);
-    sub->add_option("-l,--limit", options->limit, "Nodes: hostlists and group names, comma-separated");
+    sub->add_option("-l,--limit", options->limit, k_limit_help);
     sub->add_option("-f,--forks", options->forks, "Nodes in flight at once")->check(CLI::Range(1, 100000));
     if (action == HostKeyAction::accept)
       sub->add_flag("--replace-changed", options->replace_changed,

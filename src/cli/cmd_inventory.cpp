@@ -33,7 +33,7 @@ void register_inventory_command(CLI::App& app, GlobalOptions&, int& exit_code) {
                                  "Show the resolved nodes and settings (defaults < group vars < host)\n"
                                  "Example: gpuctl inventory cluster.yaml --limit 'gpu[01-02],head' --json");
   cmd->add_option("inventory", options->inventory, "Inventory file (YAML)")->required();
-  cmd->add_option("-l,--limit", options->limit, "Only these nodes: comma-separated hostlists and group names");
+  cmd->add_option("-l,--limit", options->limit, k_limit_help);
   cmd->add_flag("--json", options->json, "Print JSON");
   cmd->callback([options, &exit_code] { exit_code = run_inventory_command(*options); });
 }

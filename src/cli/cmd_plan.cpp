@@ -55,7 +55,7 @@ void register_plan_command(CLI::App& app, GlobalOptions& globals, int& exit_code
   auto* cmd = app.add_subcommand("plan",
                                  "Show what apply would change on each node (files, packages, services, reboots); "
                                  "changes nothing.\n"
-                                 "Example: gpuctl plan cluster.yaml --limit gpu[01-04] --detailed-exitcode");
+                                 "Example: gpuctl plan cluster.yaml --limit 'gpu[01-04]' --detailed-exitcode");
   add_target_options(*cmd, options.target);
   cmd->add_flag("--json", options.json, "Versioned JSON on stdout (docs/plan-format.md)");
   cmd->add_flag(std::string(k_detailed_exitcode_flag), options.detailed_exitcode,

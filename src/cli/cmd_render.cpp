@@ -53,7 +53,7 @@ void register_render_command(CLI::App& app, GlobalOptions& globals, int& exit_co
                                  "Example: gpuctl render cluster.yaml --out rendered/ && git diff --no-index old/ rendered/");
   cmd->add_option("inventory", options->inventory, "Inventory file (YAML)")->required();
   auto* node = cmd->add_option("--node", options->node, "Only this host");
-  cmd->add_option("--limit", options->limit, "Only these hosts: hostlists and group names, comma-separated")
+  cmd->add_option("-l,--limit", options->limit, k_limit_help)
       ->excludes(node);
   cmd->add_option("--out", options->out_dir, "Write DIR/<node>/<path> trees instead of printing");
   cmd->add_option("--templates", options->templates_dir, "Templates directory (default: the shipped templates)");

@@ -29,6 +29,11 @@ enum ExitCode : int {
   k_exit_interrupted = 130,
 };
 
+// What --limit takes, the same on every command that has it (inventory/loader.hpp: select_nodes).
+inline constexpr const char* k_limit_help =
+    "Only these nodes: comma-separated hostlists and group names, 'all', '@group'; a term after '!' excludes "
+    "(quote it: --limit 'all,!gpu07')";
+
 // The option that turns on that rule; main() looks for it in argv before parsing, since a
 // parse error happens before any option is bound.
 inline constexpr std::string_view k_detailed_exitcode_flag = "--detailed-exitcode";

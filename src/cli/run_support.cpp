@@ -20,7 +20,7 @@ void add_target_options(CLI::App& command, TargetOptions& options, bool inventor
   options.command = command.get_name();
   auto* inventory = command.add_option("INVENTORY", options.inventory, "Cluster inventory (YAML)")->check(CLI::ExistingFile);
   if (inventory_required) inventory->required();
-  command.add_option("-l,--limit", options.limit, "Only these nodes: hostlists and group names, comma-separated");
+  command.add_option("-l,--limit", options.limit, k_limit_help);
   command.add_option("-f,--forks", options.forks, "Nodes worked on at once")->check(CLI::Range(1, 100000));
   command.add_option("--connection", options.connection, "Override every node's connection")
       ->check(CLI::IsMember({"ssh", "local"}));

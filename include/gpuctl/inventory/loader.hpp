@@ -31,8 +31,12 @@ LoadResult load_inventory(const std::string& path);
 // Same, from text already in memory (`path` is used only in messages).
 LoadResult load_inventory_text(std::string_view text, const std::string& path);
 
-// Selects nodes by a --limit pattern: comma-separated hostlists and group names; an empty
-// pattern selects all. Error when a name matches neither a node nor a group.
+// Selects nodes by a --limit pattern, in inventory order: comma-separated terms, each a hostlist
+// of node and group names (`gpu[01-04]`, `gpu`), `all`, `@group` (ClusterShell's form: a group
+// only), or any of those after `!` to exclude it (Ansible's form). The result is the union of the
+// terms without `!`, minus the `!` ones; with no term without `!`, everything minus them (`!gpu07`
+// is `all,!gpu07`). An empty pattern selects all. Errors: a name that matches neither a node nor a
+// group (not_found, with did-you-mean), an empty term or a bad hostlist (parse).
 Result<std::vector<const Node*>> select_nodes(const Inventory& inventory, std::string_view pattern);
 
 }  // namespace gpuctl
