@@ -35,7 +35,7 @@ expect_rc 0 g plan "$INVENTORY" --detailed-exitcode
 
 echo "--- a converged plan costs a node one round trip and a handful of processes (issue #20)"
 # node01's last PID in its own PID namespace (its container's init, a child of systemd-nspawn).
-node01_init=$(pgrep -P "$(cat "$GPUCTL_SANDBOX_DIR/nodes/node01/nspawn.pid")" | head -n1)
+node01_init=$(cat /proc/"$(cat "$GPUCTL_SANDBOX_DIR/nodes/node01/nspawn.pid")"/task/*/children | awk '{print $1; exit}')
 last_pid() { nsenter -t "$node01_init" -p -- cat /proc/loadavg | cut -d' ' -f5; }
 before=$(last_pid)
 expect_rc 0 g plan "$INVENTORY" --limit node01 -v
