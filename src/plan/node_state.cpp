@@ -79,17 +79,10 @@ std::vector<std::string> service_names(const std::vector<const ResolvedResource*
   return services;
 }
 
-// The shell words of `paths`, for a `for f in ...` list.
-std::string quoted_list(const std::vector<std::string>& paths) {
-  std::string out;
-  for (const auto& path : paths) out += " " + shell_quote(path);
-  return out;
-}
-
 // `command -- <those of paths that are regular files>`, one process for all of them.
 std::string for_regular_files(const std::vector<std::string>& paths, std::string_view command) {
-  return fmt::format("set --; for f in{}; do [ -f \"$f\" ] && set -- \"$@\" \"$f\"; done; [ $# = 0 ] || {} -- \"$@\"",
-                     quoted_list(paths), command);
+  return fmt::format("set --; for f in {}; do [ -f \"$f\" ] && set -- \"$@\" \"$f\"; done; [ $# = 0 ] || {} -- \"$@\"",
+                     util::shell_join(paths), command);
 }
 
 }  // namespace
@@ -245,10 +238,6 @@ std::optional<std::string_view> section(std::string_view output, std::size_t& po
   pos = end + close.size();
   return text;
 }
-
-}  // namespace
-
-namespace {
 
 // "MODE OWNER GROUP SIZE PATH" (stat -c '%a %U %G %s %n'); the path may hold spaces.
 struct StatLine {

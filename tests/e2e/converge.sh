@@ -41,7 +41,7 @@ before=$(last_pid)
 expect_rc 0 g plan "$INVENTORY" --limit node01 -v
 after=$(last_pid)
 expect_output 'node01: probed for plan in [0-9]+ ms \(one round trip\)' "plan -v shows the probe's time"
-# About 19 today (sshd and its PAM motd: 7; the batch; the playbook's guards); 107 before #20.
+# About 19 today (sshd and its PAM motd: 7; the batch; the playbook's guards); 87 before #20.
 spawned=$((after - before - 1))
 ((spawned > 0 && spawned <= 30)) || die "a converged plan spawned $spawned processes on node01 (at most 30 expected)"
 echo "ok: a converged plan spawned $spawned processes on node01"
