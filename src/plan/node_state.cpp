@@ -172,18 +172,23 @@ facts::CollectOptions node_probe_options(const NodeProgram& program, ProbePurpos
 
 namespace {
 
-// The "package<TAB>version<TAB>status" lines of the batch's dpkg-query, for the program's
-// packages. Status is dpkg's "want error state", e.g. "hold ok installed".
+// The "package<TAB>version<TAB>status" lines of the batch's package read, for the program's
+// packages. Status is dpkg's "want error state", e.g. "hold ok installed". Names dpkg-query
+// lists only because another package depends on them ("not-installed") are absent, as the
+// status-file reader leaves them out; of a multi-arch pair the installed one counts.
 void read_package_lines(NodeState& state, const NodeProgram& program, std::string_view lines) {
   const auto wanted = program_packages(program);
   for (const auto& line : util::split_lines(lines)) {
     const auto fields = util::split(line, '\t');
     if (fields.size() != 3 || std::ranges::find(wanted, fields[0]) == wanted.end()) continue;
     const auto status = util::split(fields[2], ' ');
+    if (status.size() == 3 && status[2] == "not-installed") continue;
     ObservedPackage package;
     package.installed = status.size() == 3 && status[2] == "installed";
     package.held = !status.empty() && status[0] == "hold";
     if (package.installed) package.version = fields[1];
+    const auto seen = state.packages.find(fields[0]);
+    if (seen != state.packages.end() && seen->second.installed && !package.installed) continue;
     state.packages[fields[0]] = package;
   }
 }

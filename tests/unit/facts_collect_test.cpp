@@ -199,8 +199,12 @@ TEST(ProbeScript, AvoidsToolsUbuntu2404Lacks) {
 // nvcc (where version.json answers), no $(...) per probe; files through the shell's read.
 TEST(ProbeScript, SpawnsNoHelperProcesses) {
   const auto script = build_probe_script("n");
-  for (const auto* helper : {"uname", "ldconfig", "readlink", "| sort", "| sed", "awk", "| head", "$(", "`"})
+  for (const auto* helper : {"uname", "ldconfig", "readlink", "| sort", "| sed", "| awk", "| head", "$(", "`"})
     EXPECT_EQ(script.find(helper), std::string::npos) << helper;
+  // One awk, the packages reader, with dpkg-query behind it for a dpkg mid-transaction.
+  EXPECT_EQ(script.find("awk '"), script.rfind("awk '"));
+  EXPECT_NE(script.find("awk '"), std::string::npos);
+  EXPECT_NE(script.find("/var/lib/dpkg/updates/[0-9]*"), std::string::npos);
   EXPECT_NE(script.find("if [ -r /usr/local/cuda/version.json ]; then show /usr/local/cuda/version.json; else"),
             std::string::npos);
   const auto names = probe_names();
@@ -213,7 +217,7 @@ TEST(ProbeScript, SpawnsNoHelperProcesses) {
   EXPECT_EQ(lean.find("ROW_REMAPPER"), std::string::npos);
   EXPECT_EQ(lean.find("topo -m"), std::string::npos);
   EXPECT_EQ(lean.find("nvlink -s"), std::string::npos);
-  EXPECT_NE(lean.find("'ibverbs-*' munge slurmd"), std::string::npos) << "one dpkg-query for facts and program";
+  EXPECT_NE(lean.find("'ibverbs-*' munge slurmd"), std::string::npos) << "one package read for facts and program";
   // One nvidia-smi start: the GPU query.
   std::size_t starts = 0;
   for (auto at = lean.find("$T nvidia-smi"); at != std::string::npos; at = lean.find("$T nvidia-smi", at + 1)) ++starts;
@@ -295,4 +299,93 @@ TEST(ProbeScript, RunsUnderThisHostsShellWithToolsMissing) {
     EXPECT_NE(facts.gpus.absent_reason.find("command not found"), std::string::npos) << facts.gpus.absent_reason;
     EXPECT_EQ(probes->at("remapped_rows").exit_code, 125);
   }
+}
+
+namespace {
+
+std::string run_shell(const std::string& command) {
+  std::string output;
+  if (FILE* pipe = popen(command.c_str(), "r")) {
+    char buffer[4096];
+    while (const auto n = fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+    pclose(pipe);
+  }
+  return output;
+}
+
+// The lines both readers print for packages dpkg knows a state of: dpkg-query also lists names
+// it only met in other packages' dependencies ("unknown ok not-installed"), which the planner
+// reads as absent anyway (read_package_lines).
+std::vector<std::string> known_package_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    auto end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    auto line = text.substr(at, end - at);
+    if (!line.empty() && !line.ends_with("\tunknown ok not-installed")) lines.push_back(line);
+    at = end + 1;
+  }
+  std::ranges::sort(lines);
+  return lines;
+}
+
+bool have_dpkg_query() { return access("/usr/bin/dpkg-query", X_OK) == 0; }
+
+}  // namespace
+
+// The status-file reader against dpkg-query on the same file (dpkg-query --admindir): held,
+// config-files, a multi-arch pair, a continuation line that reads like a field, no blank line
+// at the end.
+TEST(DpkgStatusReader, PrintsWhatDpkgQueryPrintsOnACapturedStatusFile) {
+  const std::string data = std::string(GPUCTL_TEST_DATA_DIR) + "/dpkg";
+  const std::vector<std::string> patterns{"slurm*", "munge", "libc*", "dpkg", "nosuch", "not-a*"};
+  const auto awk = run_shell(dpkg_status_awk_command(data + "/status-debian12", patterns));
+  const std::vector<std::string> expected{
+      "dpkg\t1.21.22\tinstall ok installed",
+      "libc6\t2.36-9+deb12u14\tinstall ok installed",
+      "libc6\t2.36-9+deb12u14\tinstall ok installed",
+      "munge\t0.5.15-2+deb12u1\thold ok installed",
+      "slurmd\t22.05.8-4+deb12u3\tdeinstall ok config-files",
+  };
+  EXPECT_EQ(known_package_lines(awk), expected) << awk;
+  if (!have_dpkg_query()) GTEST_SKIP() << "no dpkg-query on this host to compare with";
+  char dir[] = "/tmp/gpuctl-dpkg-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string admin = dir;
+  run_shell("cp " + data + "/status-debian12 " + admin + "/status");
+  const auto query = run_shell("dpkg-query --admindir=" + admin +
+                               " -W -f='${Package}\\t${Version}\\t${Status}\\n' 'slurm*' munge 'libc*' dpkg nosuch 'not-a*' 2>/dev/null");
+  run_shell("rm -r " + admin);
+  EXPECT_EQ(known_package_lines(query), expected) << query;
+}
+
+// The same comparison on this host's own database, with the patterns the probe really sends.
+TEST(DpkgStatusReader, PrintsWhatDpkgQueryPrintsOnThisHost) {
+  if (!have_dpkg_query() || access("/var/lib/dpkg/status", R_OK) != 0) GTEST_SKIP() << "not a dpkg host";
+  CollectOptions options;
+  options.exact_packages = {"dpkg", "libc6", "base-files"};
+  auto patterns = options.package_patterns;
+  patterns.insert(patterns.end(), options.exact_packages.begin(), options.exact_packages.end());
+  std::string quoted;
+  for (const auto& pattern : patterns) quoted += " '" + pattern + "'";
+  const auto awk = known_package_lines(run_shell(dpkg_status_awk_command("/var/lib/dpkg/status", patterns)));
+  const auto query =
+      known_package_lines(run_shell("dpkg-query -W -f='${Package}\\t${Version}\\t${Status}\\n'" + quoted + " 2>/dev/null"));
+  EXPECT_EQ(awk, query);
+  EXPECT_GE(awk.size(), 3u) << "dpkg, libc6 and base-files are on every Debian host";
+}
+
+// A pattern the reader cannot match as dpkg's fnmatch would (?, [...], an inner '*') sends
+// the whole probe to dpkg-query; with no patterns at all the reader prints every package.
+TEST(DpkgStatusReader, LeavesGlobsItCannotMatchToDpkgQuery) {
+  CollectOptions options;
+  options.package_patterns = {"nvidia-*", "lib?cuda*"};
+  const auto script = build_probe_script("n", options);
+  EXPECT_EQ(script.find("awk '"), std::string::npos);
+  EXPECT_NE(script.find("dpkg-query -W"), std::string::npos);
+
+  const auto all = known_package_lines(
+      run_shell(dpkg_status_awk_command(std::string(GPUCTL_TEST_DATA_DIR) + "/dpkg/status-debian12", {})));
+  EXPECT_EQ(all.size(), 7u);  // every stanza, the i386 libc6 included
 }

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace gpuctl {
@@ -50,7 +51,8 @@ TEST(ProgramQuoting, ShippedPlaybooksKeepTheirCommandsForNormalValues) {
   ASSERT_TRUE(program) << program.error().to_string();
   const auto* driver = step_named(*program, "driver");
   ASSERT_NE(driver, nullptr);
-  EXPECT_EQ(driver->reboot_unless, "grep -q ' 550.127.08 ' /proc/driver/nvidia/version");
+  EXPECT_EQ(driver->reboot_unless,
+            "read -r v < /proc/driver/nvidia/version && case \"$v \" in *' 550.127.08 '*) ;; *) false ;; esac");
   const auto* curl = command_starting(*program, "curl");
   ASSERT_NE(curl, nullptr);
   EXPECT_EQ(curl->command.run,
@@ -162,6 +164,73 @@ TEST(ProgramValues, AHostileVersionOrPathIsRefusedWhereItIsUsed) {
   const auto bad_path = program_of(inventory, {*playbook});
   ASSERT_FALSE(bad_path);
   EXPECT_NE(bad_path.error().message.find("not normalised"), std::string::npos) << bad_path.error().to_string();
+}
+
+// The shipped guards the plan probe runs on every node, run by this host's shells on captured
+// inputs (their /proc paths pointed at files here): each says "done" exactly when it should.
+class ShippedGuards : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    m_dir = fs::temp_directory_path() / ("gpuctl-guards-" + std::to_string(getpid()));
+    fs::create_directories(m_dir / "bin");
+    const auto program = program_of(testing::example_inventory(), testing::shipped_playbooks());
+    ASSERT_TRUE(program) << program.error().to_string();
+    m_reboot_unless = step_named(*program, "driver")->reboot_unless;
+    const auto* initramfs = command_starting(*program, "update-initramfs");
+    ASSERT_NE(initramfs, nullptr);
+    m_nouveau_unless = initramfs->command.unless;
+  }
+  void TearDown() override { fs::remove_all(m_dir); }
+
+  // The guard's exit status under `shell`, with every `from` in its text replaced by `to` and
+  // the test's bin directory first on PATH.
+  int run(const std::string& shell, std::string guard, const std::string& from, const std::string& to) {
+    EXPECT_NE(guard.find(from), std::string::npos) << guard;
+    for (auto at = guard.find(from); at != std::string::npos; at = guard.find(from, at + to.size()))
+      guard.replace(at, from.size(), to);
+    std::ofstream(m_dir / "guard.sh") << guard << "\n";
+    const auto command = "PATH=" + (m_dir / "bin").string() + ":/usr/bin:/bin " + shell + " " + (m_dir / "guard.sh").string();
+    const int status = std::system(command.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  void write(const std::string& name, const std::string& text) { std::ofstream(m_dir / name) << text; }
+
+  fs::path m_dir;
+  std::string m_reboot_unless;
+  std::string m_nouveau_unless;
+};
+
+TEST_F(ShippedGuards, TheDriverRebootGuardIsDoneOnlyWhenTheLoadedModuleIsTheInventorys) {
+  const auto version = (m_dir / "version").string();
+  for (const std::string shell : {"/bin/sh", "/bin/bash"}) {
+    // The proprietary module's line, then the open module's line from the real H200 (580.159.04).
+    write("version", "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.127.08  Tue Oct 22 2024\nGCC version:  gcc 12\n");
+    EXPECT_EQ(run(shell, m_reboot_unless, "/proc/driver/nvidia/version", version), 0) << shell;
+    write("version", "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build  (nixbld@)  \n");
+    EXPECT_NE(run(shell, m_reboot_unless, "/proc/driver/nvidia/version", version), 0) << shell;
+    write("version", "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.127.081  Tue Oct 22 2024\n");
+    EXPECT_NE(run(shell, m_reboot_unless, "/proc/driver/nvidia/version", version), 0) << shell << ": a longer version";
+    // No module loaded: no file, so a reboot is needed.
+    EXPECT_NE(run(shell, m_reboot_unless, "/proc/driver/nvidia/version", (m_dir / "none").string()), 0) << shell;
+  }
+}
+
+TEST_F(ShippedGuards, TheNouveauGuardReadsProcModulesOrLsmod) {
+  const auto modules = (m_dir / "modules").string();
+  const std::string nvidia = "nvidia 56823808 2 nvidia_uvm,nvidia_modeset, Live 0x0000000000000000 (PO)\n";
+  const std::string nouveau = "nouveau 2904064 0 - Live 0x0000000000000000\n";
+  for (const std::string shell : {"/bin/sh", "/bin/bash"}) {
+    write("modules", nvidia);
+    EXPECT_EQ(run(shell, m_nouveau_unless, "/proc/modules", modules), 0) << shell << ": nouveau not loaded, done";
+    write("modules", nvidia + nouveau);
+    EXPECT_NE(run(shell, m_nouveau_unless, "/proc/modules", modules), 0) << shell << ": nouveau loaded";
+    // No /proc/modules: lsmod answers, in its own format (header, then columns).
+    write("bin/lsmod", "#!/bin/sh\nprintf 'Module                  Size  Used by\\nnvidia              56823808  2\\n'\n");
+    fs::permissions(m_dir / "bin/lsmod", fs::perms::owner_all);
+    EXPECT_EQ(run(shell, m_nouveau_unless, "/proc/modules", (m_dir / "none").string()), 0) << shell;
+    write("bin/lsmod", "#!/bin/sh\nprintf 'Module                  Size  Used by\\nnouveau              2904064  0\\n'\n");
+    EXPECT_NE(run(shell, m_nouveau_unless, "/proc/modules", (m_dir / "none").string()), 0) << shell;
+  }
 }
 
 }  // namespace

@@ -58,6 +58,10 @@ std::string probe_command(std::string_view name, const CollectOptions& options =
 // The command behind the "cuda" probe's output: version.json's or nvcc's (pure).
 std::string cuda_probe_command(std::string_view output);
 
+// The awk that reads dpkg's status file in place of `dpkg-query -W` (the packages probe):
+// exposed for tests that run it on captured status files.
+std::string dpkg_status_awk_command(std::string_view status_file, const std::vector<std::string>& patterns);
+
 // `text` cut to at most `limit` bytes on a line boundary where one is near, with a note of
 // how much was left out (pure).
 std::string trim_output(std::string_view text, std::size_t limit);

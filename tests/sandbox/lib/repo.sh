@@ -14,7 +14,7 @@ REPO_KEY_URL=file:///srv/gpuctl-sandbox/cuda/gpuctl-sandbox-cuda.pub
 
 repo_hash() {
   { echo "$DRIVER_535 $DRIVER_550 $CUDA_PKG_VERSION $NCCL_PKG_VERSION $DCGM_PKG_VERSION $DCGM_EXPORTER_PKG_VERSION";
-    recipe_hash "$SANDBOX_SRC/nvidia-smi" "$SANDBOX_SRC/packages" "$SANDBOX_SRC/lib/repo.sh"; } | sha256sum | cut -c1-16
+    recipe_hash "$SANDBOX_SRC/nvidia-smi" "$SANDBOX_SRC/packages" "$SANDBOX_SRC/lib/repo.sh" "$SANDBOX_SRC/lib/toolkit.sh"; } | sha256sum | cut -c1-16
 }
 
 # Sets REPO_DIR (holds cuda/). Builds when not cached.
@@ -123,9 +123,7 @@ build_repo() {
   mkdir -p "$r/usr/local/cuda-$CUDA_VERSION/bin" "$r/DEBIAN"
   sed "s/@CUDA@/$CUDA_VERSION/g" "$SANDBOX_SRC/packages/nvcc" > "$r/usr/local/cuda-$CUDA_VERSION/bin/nvcc"
   chmod 755 "$r/usr/local/cuda-$CUDA_VERSION/bin/nvcc"
-  # As NVIDIA's toolkit writes it (tests/data/cuda/): the SDK's version, and nvcc's ("V" version).
-  printf '{\n   "cuda" : {\n      "name" : "CUDA SDK",\n      "version" : "%s.1"\n   },\n   "cuda_nvcc" : {\n      "name" : "CUDA NVCC",\n      "version" : "%s.131"\n   }\n}\n' \
-    "$CUDA_VERSION" "$CUDA_VERSION" > "$r/usr/local/cuda-$CUDA_VERSION/version.json"
+  cuda_version_json "$CUDA_VERSION" > "$r/usr/local/cuda-$CUDA_VERSION/version.json"
   printf '#!/bin/sh\nset -e\nupdate-alternatives --install /usr/local/cuda cuda /usr/local/cuda-%s 124\n' "$CUDA_VERSION" > "$r/DEBIAN/postinst"
   printf '#!/bin/sh\nset -e\n[ "$1" = remove ] && update-alternatives --remove cuda /usr/local/cuda-%s || true\n' "$CUDA_VERSION" > "$r/DEBIAN/prerm"
   make_deb "$out" "$r" "cuda-toolkit-${CUDA_VERSION/./-}" "$CUDA_PKG_VERSION" "CUDA Toolkit $CUDA_VERSION"
