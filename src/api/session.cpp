@@ -108,6 +108,7 @@ Plan Session::plan() {
   for (std::size_t i = 0; i < outcomes.size(); ++i)
     if (outcomes[i].status == exec::NodeStatus::skipped)
       plan.nodes[i] = NodePlan{m_nodes[i]->name, NodePlanStatus::failed, "skipped: " + outcomes[i].reason, {}, {}};
+  for (std::size_t i = 0; i < plan.nodes.size(); ++i) plan.nodes[i].address = m_nodes[i]->connection.address;
   std::vector<const NodeProgram*> programs;
   for (const auto& data : m_data)
     if (data->program) programs.push_back(&*data->program);
@@ -203,6 +204,7 @@ std::vector<NodeApplyOutcome> Session::apply(const Plan& plan, bool check_fresh)
       failed += outcomes[b].status == exec::NodeStatus::failed || outcomes[b].status == exec::NodeStatus::unreachable;
     }
   }
+  for (std::size_t i = 0; i < results.size(); ++i) results[i].address = m_nodes[i]->connection.address;
   return results;
 }
 
@@ -244,7 +246,10 @@ std::vector<NodeVerifyOutcome> Session::verify(IgnoredDrain ignored) {
     end_node_task(node);
     return done;
   }, options);
-  for (std::size_t i = 0; i < outcomes.size(); ++i) results[i].outcome = outcomes[i];
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    results[i].outcome = outcomes[i];
+    results[i].address = m_nodes[i]->connection.address;
+  }
   return results;
 }
 

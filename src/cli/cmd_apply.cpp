@@ -22,6 +22,7 @@ struct ApplyCliOptions {
   StateCliOptions state;
   bool yes = false;
   bool json = false;
+  bool expand = false;
   int reboot_timeout_s = 600;
   int drain_timeout_s = 3600;
   std::string batch_size;
@@ -59,7 +60,7 @@ int run_apply_command(const ApplyCliOptions& options, const GlobalOptions& globa
     ApplyCallbacks callbacks;
     callbacks.show_plan = [&](const Plan& plan) {
       const bool color = use_color(globals, STDOUT_FILENO);
-      if (!options.json) fmt::print("{}", render_plan_text(plan, {color ? ColorMode::always : ColorMode::never, true}));
+      if (!options.json) fmt::print("{}", render_plan_text(plan, {color ? ColorMode::always : ColorMode::never, true, options.expand}));
     };
     callbacks.confirm = [&](const Plan&) { return confirm_apply(options.yes); };
     result = run_apply({options.target.run_target(), settings}, callbacks, env);
@@ -88,6 +89,7 @@ void register_apply_command(CLI::App& app, GlobalOptions& globals, int& exit_cod
   add_state_option(*cmd, options.state);
   cmd->add_flag("-y,--yes", options.yes, "Do not ask for confirmation (needed without a terminal)");
   cmd->add_flag("--json", options.json, "Per-node results as JSON on stdout");
+  cmd->add_flag("--expand", options.expand, k_expand_help);
   cmd->add_option("--reboot-timeout", options.reboot_timeout_s, "Seconds a node may take to come back from a reboot")
       ->check(CLI::Range(5, 7200));
   add_drain_timeout_option(*cmd, options.drain_timeout_s);

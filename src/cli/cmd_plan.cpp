@@ -19,6 +19,7 @@ struct PlanCliOptions {
   bool json = false;
   bool detailed_exitcode = false;
   bool no_diff = false;
+  bool expand = false;
   std::string out;
 };
 
@@ -38,7 +39,7 @@ int run_plan_command(const PlanCliOptions& options, const GlobalOptions& globals
     fmt::print("{}", plan_to_json(plan));
   } else {
     const bool color = use_color(globals, STDOUT_FILENO);
-    fmt::print("{}", render_plan_text(plan, {color ? ColorMode::always : ColorMode::never, !options.no_diff}));
+    fmt::print("{}", render_plan_text(plan, {color ? ColorMode::always : ColorMode::never, !options.no_diff, options.expand}));
   }
   if (!options.out.empty()) {
     if (auto saved = write_local_file_atomically(options.out, plan_to_json(plan)); !saved) {
@@ -62,6 +63,7 @@ void register_plan_command(CLI::App& app, GlobalOptions& globals, int& exit_code
                 "Exit 0 with no changes, 2 with changes pending, 1 on any error (usage, invalid inventory, a node "
                 "unreachable or failed); 130 interrupted");
   cmd->add_flag("--no-diff", options.no_diff, "Leave file diffs out of the text view");
+  cmd->add_flag("--expand", options.expand, k_expand_help);
   cmd->add_option("-o,--out", options.out, "Also save the plan, for `gpuctl apply FILE`");
   cmd->callback([&] { exit_code = run_plan_command(options, globals); });
 }

@@ -24,6 +24,7 @@ struct ReportCliOptions {
   std::string json;
   std::string junit;
   std::string prom;
+  bool expand = false;
 };
 
 int run_report_command(const ReportCliOptions& options) {
@@ -54,7 +55,7 @@ int run_report_command(const ReportCliOptions& options) {
       return k_exit_error;
     }
   fmt::print("Run {}: {} ({}), {} by {}\n\n{}", run.id, run.command, to_string(run.status), when, run.process.who,
-             render_verify_table(report.outcomes));
+             render_verify_table(report.outcomes, {options.expand}));
   return k_exit_ok;
 }
 
@@ -73,6 +74,7 @@ void register_report_command(CLI::App& app, GlobalOptions&, int& exit_code) {
   cmd->add_option("--json", options.json, "Write the results as JSON (the format of verify --json)");
   cmd->add_option("--junit", options.junit, "Write JUnit XML");
   cmd->add_option("--prom", options.prom, "Write node_exporter textfile-collector metrics (timestamp: the run's end)");
+  cmd->add_flag("--expand", options.expand, "One row per node and one line per node's failure (as verify --expand)");
   cmd->callback([&] { exit_code = run_report_command(options); });
 }
 

@@ -21,6 +21,7 @@ struct ShowCliOptions {
   std::string what;  // a run id, or the path of a saved plan
   bool json = false;
   bool no_diff = false;
+  bool expand = false;
 };
 
 // Digits only: a run id. Anything else is a file (a saved plan is named `*.json` in practice).
@@ -37,7 +38,7 @@ int show_saved_plan(const ShowCliOptions& options, const GlobalOptions& globals)
   }
   if (options.json) fmt::print("{}\n", plan_to_json(*plan));
   else fmt::print("{}", render_plan_text(*plan, {use_color(globals, STDOUT_FILENO) ? ColorMode::always : ColorMode::never,
-                                                 !options.no_diff}));
+                                                 !options.no_diff, options.expand}));
   return k_exit_ok;
 }
 
@@ -72,6 +73,7 @@ void register_show_command(CLI::App& app, GlobalOptions& globals, int& exit_code
       ->required();
   cmd->add_flag("--json", options.json, "As JSON on stdout");
   cmd->add_flag("--no-diff", options.no_diff, "A saved plan: list the changes without the file diffs");
+  cmd->add_flag("--expand", options.expand, std::string("A saved plan: ") + k_expand_help);
   cmd->callback([&] { exit_code = run_show_command(options, globals); });
 }
 

@@ -24,6 +24,7 @@ struct VerifyCliOptions {
   TargetOptions target;
   StateCliOptions state;
   bool json = false;
+  bool expand = false;
   std::string junit;
   std::string html;
   std::string prom;
@@ -79,7 +80,7 @@ int rerender(const VerifyCliOptions& options, const GlobalOptions& globals) {
     }
     inventory = *loaded;
   }
-  fmt::print("{}", options.json ? verify_to_json(*outcomes) : render_verify_table(*outcomes));
+  fmt::print("{}", options.json ? verify_to_json(*outcomes) : render_verify_table(*outcomes, {options.expand}));
   if (!write_reports(options, *outcomes, inventory.get())) return k_exit_error;
   std::vector<exec::NodeStatus> statuses;
   for (const auto& o : *outcomes) statuses.push_back(o.outcome.status);
@@ -98,7 +99,7 @@ int run_verify_command(const VerifyCliOptions& options, const GlobalOptions& glo
     print_failure(result.error);
     return exit_code_for(result.verdict);
   }
-  fmt::print("{}", options.json ? verify_to_json(result.outcomes) : render_verify_table(result.outcomes));
+  fmt::print("{}", options.json ? verify_to_json(result.outcomes) : render_verify_table(result.outcomes, {options.expand}));
   if (!write_reports(options, result.outcomes, result.inventory.get())) return k_exit_error;
   return exit_code_for(result.verdict);
 }
@@ -115,6 +116,10 @@ void register_verify_command(CLI::App& app, GlobalOptions& globals, int& exit_co
   add_target_options(*cmd, options.target, /*inventory_required=*/false);
   add_state_option(*cmd, options.state);
   cmd->add_flag("--json", options.json, "Results as JSON on stdout");
+  cmd->add_flag("--expand", options.expand,
+                "One row per node (checks as columns) and one line per node's failure. By default checks are rows "
+                "with the number of nodes per result, and failures are grouped by check and observed value, naming "
+                "their nodes by hostlist");
   cmd->add_option("--junit", options.junit, "Also write JUnit XML for CI");
   cmd->add_option("--html", options.html, "Also write a self-contained HTML report (nodes x checks grid)");
   cmd->add_option("--prom", options.prom, "Also write node_exporter textfile-collector metrics (atomically)");

@@ -34,6 +34,11 @@ inline constexpr const char* k_limit_help =
     "Only these nodes: comma-separated hostlists and group names, 'all', '@group'; a term after '!' excludes "
     "(quote it: --limit 'all,!gpu07')";
 
+// What --expand does, the same on every command that prints a plan (plan/fold.hpp).
+inline constexpr const char* k_expand_help =
+    "One block per node. By default nodes whose changes read the same fold into one block headed by their "
+    "hostlist, with <node> and <address> where only their own name or address differs";
+
 // The option that turns on that rule; main() looks for it in argv before parsing, since a
 // parse error happens before any option is bound.
 inline constexpr std::string_view k_detailed_exitcode_flag = "--detailed-exitcode";

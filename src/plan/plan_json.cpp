@@ -52,7 +52,7 @@ json node_to_json(const NodePlan& node) {
                        {"resource", c.resource}, {"summary", c.summary}, {"reason", c.reason}, {"diff", c.diff},
                        {"step_index", c.step_index}, {"resource_index", c.resource_index},
                        {"content_digest", c.content_digest}});
-  return {{"node", node.node}, {"status", status_name(node.status)},
+  return {{"node", node.node}, {"address", node.address}, {"status", status_name(node.status)},
           {"error", node.error.empty() ? json(nullptr) : json(node.error)},
           {"state_fingerprint", node.state_fingerprint}, {"changes", std::move(changes)},
           {"changes_digest", changes_digest(node.changes)}};
@@ -61,6 +61,7 @@ json node_to_json(const NodePlan& node) {
 Result<NodePlan> node_from_json(const json& n, const std::string& path) {
   NodePlan node;
   node.node = n.at("node").get<std::string>();
+  if (const auto address = n.find("address"); address != n.end() && address->is_string()) node.address = address->get<std::string>();
   const auto status = statuses_by_name().find(n.at("status").get<std::string>());
   if (status == statuses_by_name().end())
     return fail(ErrorCode::parse, fmt::format("unknown node status '{}'", n.at("status").get<std::string>()),

@@ -1,3 +1,4 @@
+#include <gpuctl/plan/fold.hpp>
 #include <gpuctl/plan/render.hpp>
 
 #include <gpuctl/util/strings.hpp>
@@ -40,12 +41,43 @@ std::map<Action, int> count_actions(const Plan& plan) {
   return counts;
 }
 
-std::string node_counts(const NodePlan& node) {
+std::string change_counts(const std::vector<Change>& changes) {
   std::map<Action, int> counts;
-  for (const auto& change : node.changes) ++counts[change.action];
+  for (const auto& change : changes) ++counts[change.action];
   std::vector<std::string> parts;
   for (const auto& [action, n] : counts) parts.push_back(fmt::format("{} {}", n, action_name(action)));
   return util::join(parts, ", ");
+}
+
+// One block: a node, or a group of nodes whose plans read the same (`who` is then a hostlist
+// and `members` their number).
+std::string render_block(std::string_view who, std::size_t members, NodePlanStatus status, std::string_view error,
+                         const std::vector<Change>& changes, bool placeholders, const Palette& palette,
+                         const TextOptions& options) {
+  const auto many = members > 1 ? fmt::format(" ({} nodes)", members) : std::string();
+  std::string out;
+  if (status != NodePlanStatus::planned) {
+    return fmt::format("  {}  {}{}: {}\n", palette.paint(who, "1"),
+                       palette.paint(status == NodePlanStatus::unreachable ? "unreachable" : "failed", "31"), many, error);
+  }
+  if (changes.empty()) return fmt::format("  {}  no changes{}\n", palette.paint(who, "1"), many);
+  out += fmt::format("  {}  {}({})\n", palette.paint(who, "1"), members > 1 ? fmt::format("{} nodes ", members) : "",
+                     change_counts(changes));
+  if (placeholders)
+    out += fmt::format("    {}\n", palette.paint(fmt::format("{} and {} below stand for each node's own name and address",
+                                                                k_node_placeholder, k_address_placeholder), "2"));
+  std::string current_step;
+  for (const auto& change : changes) {
+    if (change.step != current_step) {
+      current_step = change.step;
+      out += fmt::format("    [{}]\n", current_step);
+    }
+    out += fmt::format("      {} {}\n", palette.action(change.action, action_symbol(change.action)), change.summary);
+    if (!change.reason.empty()) out += fmt::format("          {}\n", palette.paint(change.reason, "2"));
+    if (options.show_diffs && !change.diff.empty())
+      for (const auto& line : util::split_lines(change.diff)) out += "          " + palette.diff_line(line) + "\n";
+  }
+  return out;
 }
 
 }  // namespace
@@ -79,29 +111,13 @@ std::string render_plan_text(const Plan& plan, const TextOptions& options) {
     for (const auto& playbook : plan.playbooks) paths.push_back(playbook.path);
     out += fmt::format("Playbooks: {}\n\n", util::join(paths, ", "));
   }
-  for (const auto& node : plan.nodes) {
-    if (node.status != NodePlanStatus::planned) {
-      out += fmt::format("  {}  {}: {}\n", palette.paint(node.node, "1"),
-                         palette.paint(node.status == NodePlanStatus::unreachable ? "unreachable" : "failed", "31"),
-                         node.error);
-      continue;
-    }
-    if (node.changes.empty()) {
-      out += fmt::format("  {}  no changes\n", palette.paint(node.node, "1"));
-      continue;
-    }
-    out += fmt::format("  {}  ({})\n", palette.paint(node.node, "1"), node_counts(node));
-    std::string current_step;
-    for (const auto& change : node.changes) {
-      if (change.step != current_step) {
-        current_step = change.step;
-        out += fmt::format("    [{}]\n", current_step);
-      }
-      out += fmt::format("      {} {}\n", palette.action(change.action, action_symbol(change.action)), change.summary);
-      if (!change.reason.empty()) out += fmt::format("          {}\n", palette.paint(change.reason, "2"));
-      if (options.show_diffs && !change.diff.empty())
-        for (const auto& line : util::split_lines(change.diff)) out += "          " + palette.diff_line(line) + "\n";
-    }
+  if (options.expand) {
+    for (const auto& node : plan.nodes)
+      out += render_block(node.node, 1, node.status, node.error, node.changes, false, palette, options);
+  } else {
+    for (const auto& group : fold_node_plans(plan))
+      out += render_block(group.hostlist, group.members.size(), group.status, group.error, group.changes,
+                          group.placeholders, palette, options);
   }
   out += "\n" + render_plan_summary(plan) + "\n";
   return out;

@@ -1,7 +1,9 @@
+#include <gpuctl/plan/fold.hpp>
 #include <gpuctl/report/reports.hpp>
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <map>
 #include <nlohmann/json.hpp>
 
 namespace gpuctl {
@@ -35,7 +37,45 @@ std::string xml_escape(std::string_view text) {
 
 }  // namespace
 
-std::string render_verify_table(const std::vector<NodeVerifyOutcome>& outcomes) {
+namespace {
+
+bool not_checked(const NodeVerifyOutcome& o) { return o.outcome.status == exec::NodeStatus::unreachable || o.checks.empty(); }
+
+std::string failure_text(const CheckResult& check) {
+  return fmt::format("observed {}, expected {}{}", check.observed.empty() ? "-" : check.observed,
+                     check.expected.empty() ? "-" : check.expected, check.detail.empty() ? "" : " (" + check.detail + ")");
+}
+
+// "Skipped: a on 3 nodes, b on 1 node (...)": skips (checks the inventory does not ask for)
+// are counted per check, never listed, so that at hundreds of nodes they bury nothing. Each
+// skip's reason is in `verify --json`.
+std::string skipped_line(const std::vector<NodeVerifyOutcome>& outcomes) {
+  std::vector<std::pair<std::string, int>> skipped;  // check name, nodes; in column order
+  for (const auto& o : outcomes)
+    for (const auto& check : o.checks) {
+      if (check.status != CheckStatus::skipped) continue;
+      auto it = std::ranges::find(skipped, check.name, &std::pair<std::string, int>::first);
+      if (it == skipped.end()) skipped.emplace_back(check.name, 1);
+      else ++it->second;
+    }
+  if (skipped.empty()) return {};
+  std::string counts;
+  for (const auto& [name, nodes] : skipped)
+    counts += fmt::format("{}{} on {} node{}", counts.empty() ? "" : ", ", name, nodes, nodes == 1 ? "" : "s");
+  return fmt::format("\nSkipped: {} (not asked for by the inventory; the reasons: verify --json)\n", counts);
+}
+
+std::string verdict_line(const std::vector<NodeVerifyOutcome>& outcomes) {
+  const auto passed = std::ranges::count_if(outcomes, [](const auto& o) { return o.outcome.status == exec::NodeStatus::ok; });
+  return fmt::format("\nVerify: {} of {} nodes pass every check.\n", passed, outcomes.size());
+}
+
+std::string nodes_label(const TextGroup& group) {
+  return group.members.size() == 1 ? group.hostlist : fmt::format("{} ({} nodes)", group.hostlist, group.members.size());
+}
+
+// One row per node, one column per check; every non-pass of every node on its own line.
+std::string render_per_node(const std::vector<NodeVerifyOutcome>& outcomes) {
   const auto columns = check_columns(outcomes);
   std::size_t node_width = 4;
   for (const auto& o : outcomes) node_width = std::max(node_width, o.outcome.node.size());
@@ -45,7 +85,7 @@ std::string render_verify_table(const std::vector<NodeVerifyOutcome>& outcomes) 
   out += "\n";
   for (const auto& o : outcomes) {
     out += fmt::format("{:<{}}", o.outcome.node, node_width);
-    if (o.outcome.status == exec::NodeStatus::unreachable || o.checks.empty()) {
+    if (not_checked(o)) {
       out += fmt::format(" {}: {}\n", exec::to_string(o.outcome.status), o.outcome.reason);
       continue;
     }
@@ -57,41 +97,64 @@ std::string render_verify_table(const std::vector<NodeVerifyOutcome>& outcomes) 
   }
   out += "\n";
   for (std::size_t c = 0; c < columns.size(); ++c) out += fmt::format("  c{} = {}\n", c + 1, columns[c]);
-  // Failures and errors are listed; skips (checks the inventory does not ask for) are only
-  // counted per check, so that at hundreds of nodes they do not bury the failures. Each skip's
-  // reason is in `verify --json`.
   bool header = false;
-  std::vector<std::pair<std::string, int>> skipped;  // check name, nodes; in column order
   for (const auto& o : outcomes)
     for (const auto& check : o.checks) {
-      if (check.status == CheckStatus::pass) continue;
-      if (check.status == CheckStatus::skipped) {
-        auto it = std::ranges::find(skipped, check.name, &std::pair<std::string, int>::first);
-        if (it == skipped.end()) skipped.emplace_back(check.name, 1);
-        else ++it->second;
-        continue;
-      }
-      if (!header) {
-        out += "\nNot passing:\n";
-        header = true;
-      }
-      out += fmt::format("  {} {} {}: observed {}, expected {}{}\n", o.outcome.node, check.name, to_string(check.status),
-                         check.observed.empty() ? "-" : check.observed, check.expected.empty() ? "-" : check.expected,
-                         check.detail.empty() ? "" : " (" + check.detail + ")");
+      if (check.status == CheckStatus::pass || check.status == CheckStatus::skipped) continue;
+      if (!header) out += "\nNot passing:\n";
+      header = true;
+      out += fmt::format("  {} {} {}: {}\n", o.outcome.node, check.name, to_string(check.status), failure_text(check));
     }
-  if (!skipped.empty()) {
-    std::string counts;
-    for (const auto& [name, nodes] : skipped)
-      counts += fmt::format("{}{} on {} node{}", counts.empty() ? "" : ", ", name, nodes, nodes == 1 ? "" : "s");
-    out += fmt::format("\nSkipped: {} (not asked for by the inventory; the reasons: verify --json)\n", counts);
-  }
-  int passed = 0, total = 0;
-  for (const auto& o : outcomes) {
-    total += 1;
-    passed += o.outcome.status == exec::NodeStatus::ok;
-  }
-  out += fmt::format("\nVerify: {} of {} nodes pass every check.\n", passed, total);
   return out;
+}
+
+// Checks as rows with the number of nodes per result; then the failures grouped.
+std::string render_folded(const std::vector<NodeVerifyOutcome>& outcomes) {
+  const auto columns = check_columns(outcomes);
+  std::size_t width = 5;
+  for (const auto& column : columns) width = std::max(width, column.size());
+  const auto cell = [](int n) { return n == 0 ? std::string("-") : std::to_string(n); };
+  std::string out = fmt::format("{:<{}}  {:>5}  {:>5}  {:>5}  {:>5}\n", "check", width, "pass", "fail", "error", "skip");
+  for (const auto& column : columns) {
+    std::map<CheckStatus, int> counts;
+    for (const auto& o : outcomes)
+      for (const auto& check : o.checks)
+        if (check.name == column) ++counts[check.status];
+    out += fmt::format("{:<{}}  {:>5}  {:>5}  {:>5}  {:>5}\n", column, width, cell(counts[CheckStatus::pass]),
+                       cell(counts[CheckStatus::fail]), cell(counts[CheckStatus::error]), cell(counts[CheckStatus::skipped]));
+  }
+
+  // Failures first, by check in column order, then by what they observed.
+  std::string failures;
+  for (const auto& column : columns) {
+    for (const auto status : {CheckStatus::fail, CheckStatus::error}) {
+      std::vector<NodeText> items;
+      for (const auto& o : outcomes)
+        for (const auto& check : o.checks)
+          if (check.name == column && check.status == status)
+            items.push_back({o.outcome.node, o.address, failure_text(check)});
+      for (const auto& group : fold_texts(items))
+        failures += fmt::format("  {} {} on {}: {}\n", column, to_string(status), nodes_label(group), group.text);
+    }
+  }
+  // Nodes that were not checked at all (unreachable, or their probe failed), by their error.
+  std::vector<NodeText> unchecked;
+  for (const auto& o : outcomes)
+    if (not_checked(o))
+      unchecked.push_back({o.outcome.node, o.address, fmt::format("{}: {}", exec::to_string(o.outcome.status), o.outcome.reason)});
+  for (const auto& group : fold_texts(unchecked)) {
+    const auto colon = group.text.find(':');
+    failures += fmt::format("  {} on {}:{}\n", group.text.substr(0, colon), nodes_label(group), group.text.substr(colon + 1));
+  }
+  if (!failures.empty()) out += "\nNot passing:\n" + failures;
+  return out;
+}
+
+}  // namespace
+
+std::string render_verify_table(const std::vector<NodeVerifyOutcome>& outcomes, const VerifyTextOptions& options) {
+  std::string out = options.expand ? render_per_node(outcomes) : render_folded(outcomes);
+  return out + skipped_line(outcomes) + verdict_line(outcomes);
 }
 
 std::string verify_to_json(const std::vector<NodeVerifyOutcome>& outcomes) {

@@ -9,7 +9,11 @@ g() { "$GPUCTL" "$@" --no-progress; }
 
 echo "--- plan on fresh nodes"
 expect_rc 2 g plan "$INVENTORY" --detailed-exitcode
-expect_output 'node01  \(' "node01 has changes"
+expect_output 'node\[01-04\]  4 nodes \(' "the four fresh nodes fold into one block (issue #15)"
+expect_output '<address> below stand for' "the exporter's listen address differs by node: a placeholder"
+expect_rc 2 g plan "$INVENTORY" --detailed-exitcode --expand
+expect_output 'node01  \(' "--expand: node01 has its own block"
+expect_output 'listen-address=127\.[0-9.]+:9100' "--expand: each node's own address"
 expect_output '\+ install nvidia-driver-535' "the driver install is planned"
 expect_output '\+ create /etc/modprobe.d/blacklist-nouveau.conf'
 expect_output '↻ reboot' "reboots are planned"
@@ -22,6 +26,7 @@ expect_output '4 nodes: 0 ok, 4 changed, 0 failed, 0 unreachable'
 echo "--- verify passes every check"
 expect_rc 0 g verify "$INVENTORY"
 expect_output 'Verify: 4 of 4 nodes pass every check'
+expect_output '^driver_version +4 +- +- +-$' "checks as rows, nodes counted per result (issue #15)"
 
 echo "--- the simulated NVLink board passes nvlink_topology; no NCCL in the sandbox, so no all-reduce"
 nvlink_checks=$(g verify "$INVENTORY" --limit node01 --json |
@@ -49,7 +54,8 @@ echo "ok: a converged plan spawned $spawned processes on node01"
 echo "--- drift on one node is planned for that node only, and apply restores it"
 "$SANDBOX_CMD" ssh node02 "echo NCCL_DEBUG=TRACE >> /etc/nccl.conf" || die "cannot edit node02"
 expect_rc 2 g plan "$INVENTORY" --detailed-exitcode
-expect_output 'node01  no changes'
+expect_output 'node\[01,03-04\]  no changes \(3 nodes\)' "the nodes without drift fold"
+expect_output 'node02  \(1 update' "the drifted node stands alone"
 expect_output '\+NCCL_DEBUG=TRACE|-NCCL_DEBUG=TRACE' "the diff shows the drifted line"
 expect_output 'Plan: 4 nodes, 1 with changes'
 expect_rc 0 g apply "$INVENTORY" --yes --limit node02
@@ -72,7 +78,7 @@ expect_rc 0 g apply "$INVENTORY" --yes --limit node03
 echo "--- ECC errors fail verify, naming the GPU and the count"
 "$SANDBOX_CMD" fault node03 ecc || die "cannot inject ecc"
 expect_rc 3 g verify "$INVENTORY"
-expect_output 'node03 ecc_errors fail: observed GPU [0-9]+ \([^)]*\): [1-9][0-9]* uncorrectable volatile ECC errors'
+expect_output 'ecc_errors fail on node03: observed GPU [0-9]+ \([^)]*\): [1-9][0-9]* uncorrectable volatile ECC errors'
 "$SANDBOX_CMD" heal node03
 
 echo "--- an unreachable node is reported while the others converge"

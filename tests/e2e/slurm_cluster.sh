@@ -62,7 +62,7 @@ expect_rc 0 g plan "$INVENTORY" --detailed-exitcode
 echo "--- a node drained in Slurm fails slurmd_registered with the reason, and passes once resumed"
 on head01 "scontrol update nodename=node02 state=drain reason='e2e drain test'" || die "cannot drain node02"
 expect_rc 3 g verify "$INVENTORY"
-expect_output 'node02 slurmd_registered fail: .*drained \(State=IDLE\+DRAIN\): e2e drain test'
+expect_output 'slurmd_registered fail on node02: .*drained \(State=IDLE\+DRAIN\): e2e drain test'
 on head01 "scontrol update nodename=node02 state=resume" || die "cannot resume node02"
 # slurmctld may briefly mark the node NOT_RESPONDING until its next ping; wait (bounded) for
 # Slurm to see it idle, as an admin would, before verifying.

@@ -1,9 +1,11 @@
 // Verify reports (report/reports.hpp): JUnit XML and the nodes x checks table.
+#include <gpuctl/inventory/hostlist.hpp>
 #include <gpuctl/report/reports.hpp>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -80,8 +82,8 @@ TEST(VerifyJunit, IsWellFormedForXmllint) {
   std::filesystem::remove(path);
 }
 
-TEST(VerifyTable, ListsEveryNonPassingCheckWithObservedAndExpected) {
-  const auto table = render_verify_table(sample_outcomes());
+TEST(VerifyTable, ExpandedListsEveryNonPassingCheckOfEveryNode) {
+  const auto table = render_verify_table(sample_outcomes(), {.expand = true});
   EXPECT_NE(table.find("node    c1   c2   c3\n"), std::string::npos) << table;
   EXPECT_NE(table.find("gpu01 PASS PASS    -\n"), std::string::npos) << table;
   EXPECT_NE(table.find("gpu02 FAIL  ERR skip\n"), std::string::npos) << table;
@@ -112,6 +114,7 @@ TEST(VerifyTable, SkipsOnManyNodesAreOneLineAndOnlySkipsMeanNoNotPassingSection)
   const auto table = render_verify_table(outcomes);
   EXPECT_EQ(table.find("Not passing"), std::string::npos);
   EXPECT_NE(table.find("Skipped: nvlink_topology on 500 nodes ("), std::string::npos) << table.substr(table.size() - 300);
+  EXPECT_LE(std::ranges::count(table, '\n'), 10) << table;
   EXPECT_EQ(table.find("gpu.nvlink is not declared"), std::string::npos);
 }
 
@@ -121,6 +124,63 @@ TEST(VerifyTable, AllPassingHasNoNotPassingSection) {
   const auto table = render_verify_table(outcomes);
   EXPECT_EQ(table.find("Not passing"), std::string::npos);
   EXPECT_NE(table.find("Verify: 1 of 1 nodes pass every check."), std::string::npos);
+}
+
+TEST(VerifyTable, FoldedCountsNodesPerCheckAndGroupsFailuresByCheckAndObservedValue) {
+  const auto table = render_verify_table(sample_outcomes());
+  EXPECT_NE(table.find("check              pass   fail  error   skip\n"), std::string::npos) << table;
+  EXPECT_NE(table.find("gpu_count             1      1      -      -\n"), std::string::npos) << table;
+  EXPECT_NE(table.find("exporters_active      -      -      -      1\n"), std::string::npos) << table;
+  EXPECT_NE(table.find("Not passing:\n  gpu_count fail on gpu02: observed 7, expected 8 (a GPU may have fallen off the bus)\n"),
+            std::string::npos) << table;
+  EXPECT_NE(table.find("  ecc_errors error on gpu02: observed -, expected - (GPUs unknown:"), std::string::npos) << table;
+  EXPECT_NE(table.find("  unreachable on gpu03: connect: Connection refused <127.0.0.3>\n"), std::string::npos) << table;
+  EXPECT_NE(table.find("Verify: 1 of 3 nodes pass every check.\n"), std::string::npos);
+}
+
+// Issue #15's target: a converged verify of 512 nodes with 36 failing reads in at most 60
+// lines, and names every failing node.
+TEST(VerifyTable, FiveHundredTwelveNodesWithThirtySixFailingFitSixtyLines) {
+  std::vector<NodeVerifyOutcome> outcomes;
+  std::vector<std::string> failing;
+  for (int i = 1; i <= 512; ++i) {
+    NodeVerifyOutcome o;
+    o.outcome.node = fmt::format("gpu{:03}", i);
+    o.address = fmt::format("10.2.{}.{}", i / 200, i % 200);
+    o.outcome.status = exec::NodeStatus::ok;
+    for (const auto* name : {"nouveau_not_loaded", "driver_version", "gpu_count", "ecc_errors", "row_remap", "pcie_link",
+                             "persistence_mode", "nccl_conf", "services", "exporters_active"})
+      o.checks.push_back(check(name, CheckStatus::pass, "ok", "ok"));
+    o.checks.push_back(check("nvlink_topology", CheckStatus::skipped, "", "", "gpu.nvlink is not declared"));
+    if (i % 14 == 0) {  // 36 nodes fail, in three kinds
+      o.outcome.status = exec::NodeStatus::failed;
+      failing.push_back(o.outcome.node);
+      auto& c = o.checks[static_cast<std::size_t>(i % 3 == 0 ? 2 : i % 3 == 1 ? 3 : 5)];
+      c.status = CheckStatus::fail;
+      if (c.name == "gpu_count") c.observed = "7", c.expected = "8", c.detail = "a GPU may have fallen off the bus";
+      if (c.name == "ecc_errors") c.observed = "GPU 3: 2 uncorrectable volatile ECC errors", c.expected = "0";
+      if (c.name == "pcie_link") c.observed = fmt::format("{}: GPU 0 at x8", o.outcome.node), c.expected = "x16";
+    }
+    outcomes.push_back(std::move(o));
+  }
+  ASSERT_EQ(failing.size(), 36u);
+  const auto table = render_verify_table(outcomes);
+  EXPECT_LE(std::ranges::count(table, '\n'), 60) << table;
+  // Every failing node is named: the hostlists of the "Not passing" lines expand to exactly them.
+  std::vector<std::string> named;
+  for (auto at = table.find(" on gpu"); at != std::string::npos; at = table.find(" on gpu", at + 1)) {
+    const auto start = at + 4;
+    const auto end = table.find_first_of(" :", start);
+    const auto nodes = hostlist::expand(table.substr(start, end - start));
+    ASSERT_TRUE(nodes) << table.substr(start, end - start);
+    named.insert(named.end(), nodes->begin(), nodes->end());
+  }
+  std::ranges::sort(named);
+  EXPECT_EQ(named, failing) << table;
+  // A message that names the node itself folds with the placeholder.
+  EXPECT_NE(table.find("pcie_link fail on gpu["), std::string::npos) << table;
+  EXPECT_NE(table.find("observed <node>: GPU 0 at x8, expected x16"), std::string::npos) << table;
+  EXPECT_NE(table.find("Verify: 476 of 512 nodes pass every check."), std::string::npos);
 }
 
 }  // namespace

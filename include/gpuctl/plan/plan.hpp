@@ -40,6 +40,9 @@ struct NodePlan {
   // The digest recorded with `changes` in a saved plan (plan_from_json); empty in a plan made
   // in memory. plan_to_json always writes changes_digest(changes), never this field.
   std::string changes_digest;
+  // The address the node was planned at (the inventory's), for the reader: the text view folds
+  // nodes that differ only by it. Not bound: a saved plan is matched by node name.
+  std::string address;
 };
 
 // A local file or secret the plan was made from, by its content's SHA-256 (never the content).

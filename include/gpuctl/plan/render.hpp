@@ -14,8 +14,11 @@ enum class ColorMode { never, always };
 struct TextOptions {
   ColorMode color = ColorMode::never;
   bool show_diffs = true;
+  bool expand = false;  // one block per node; by default nodes with the same changes fold (plan/fold.hpp)
 };
 
+// By default one block per set of nodes with the same changes, headed by their hostlist
+// ("gpu[001-512]  512 nodes (12 create, ...)"), so 512 identical nodes read as one.
 std::string render_plan_text(const Plan& plan, const TextOptions& options = {});
 
 // One line: "Plan: 4 nodes, 2 with changes (5 to create, 4 to update, ...); 1 unreachable."

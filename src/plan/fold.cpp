@@ -1,0 +1,162 @@
+// Folding node plans with the same changes into one block (plan/fold.hpp).
+#include <gpuctl/inventory/hostlist.hpp>
+#include <gpuctl/plan/fold.hpp>
+
+#include <algorithm>
+#include <cctype>
+
+namespace gpuctl {
+namespace {
+
+bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-'; }
+
+void replace_word(std::string& text, std::string_view word, std::string_view placeholder) {
+  if (word.empty()) return;
+  for (auto at = text.find(word); at != std::string::npos; at = text.find(word, at)) {
+    const auto end = at + word.size();
+    const bool starts = at == 0 || !word_char(text[at - 1]);
+    const bool ends = end == text.size() || !word_char(text[end]);
+    if (starts && ends) {
+      text.replace(at, word.size(), placeholder);
+      at += placeholder.size();
+    } else {
+      at += 1;
+    }
+  }
+}
+
+// What a reader sees of a change, as one string; and the same with the node's own words out.
+struct ChangeText {
+  std::string raw;
+  std::string own_words_out;
+};
+
+std::string shown_text(const Change& change) {
+  std::string text;
+  for (const auto* part : {&change.step, &change.resource, &change.summary, &change.reason, &change.diff}) {
+    text += *part;
+    text += '\0';
+  }
+  text += action_name(change.action);
+  return text;
+}
+
+struct PlanText {
+  std::string error_raw, error_out;
+  std::vector<ChangeText> changes;
+};
+
+PlanText text_of(const NodePlan& node) {
+  PlanText text{node.error, replace_own_words(node.error, node.node, node.address), {}};
+  for (const auto& change : node.changes) {
+    auto raw = shown_text(change);
+    auto out = replace_own_words(raw, node.node, node.address);
+    text.changes.push_back({std::move(raw), std::move(out)});
+  }
+  return text;
+}
+
+bool same_or_same_without_own_words(const std::string& a_raw, const std::string& a_out, const std::string& b_raw,
+                                    const std::string& b_out) {
+  return a_raw == b_raw || a_out == b_out;
+}
+
+bool folds_with(const NodePlan& a, const PlanText& at, const NodePlan& b, const PlanText& bt) {
+  if (a.status != b.status || a.changes.size() != b.changes.size()) return false;
+  if (!same_or_same_without_own_words(at.error_raw, at.error_out, bt.error_raw, bt.error_out)) return false;
+  for (std::size_t i = 0; i < a.changes.size(); ++i)
+    if (!same_or_same_without_own_words(at.changes[i].raw, at.changes[i].own_words_out, bt.changes[i].raw,
+                                        bt.changes[i].own_words_out))
+      return false;
+  return true;
+}
+
+Change with_own_words_out(Change change, const NodePlan& node) {
+  for (auto* part : {&change.summary, &change.reason, &change.diff}) *part = replace_own_words(*part, node.node, node.address);
+  return change;
+}
+
+}  // namespace
+
+std::string replace_own_words(std::string_view text, std::string_view name, std::string_view address) {
+  std::string out(text);
+  // The longer first, so that a name inside an address (or the reverse) is not cut in two.
+  if (name.size() >= address.size()) {
+    replace_word(out, name, k_node_placeholder);
+    if (address != name) replace_word(out, address, k_address_placeholder);
+  } else {
+    replace_word(out, address, k_address_placeholder);
+    replace_word(out, name, k_node_placeholder);
+  }
+  return out;
+}
+
+std::vector<TextGroup> fold_texts(const std::vector<NodeText>& items) {
+  std::vector<std::string> out;
+  out.reserve(items.size());
+  for (const auto& item : items) out.push_back(replace_own_words(item.text, item.node, item.address));
+  std::vector<TextGroup> groups;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const auto group = std::ranges::find_if(groups, [&](const TextGroup& g) {
+      const auto first = g.members.front();
+      return items[first].text == items[i].text || out[first] == out[i];
+    });
+    if (group == groups.end()) groups.push_back({{i}, {}, {}});
+    else group->members.push_back(i);
+  }
+  for (auto& group : groups) {
+    const auto first = group.members.front();
+    std::vector<std::string> names;
+    bool all_raw_equal = true;
+    for (const auto member : group.members) {
+      names.push_back(items[member].node);
+      all_raw_equal = all_raw_equal && items[member].text == items[first].text;
+    }
+    group.hostlist = hostlist::compress(names);
+    group.text = all_raw_equal ? items[first].text : out[first];
+  }
+  return groups;
+}
+
+std::vector<PlanGroup> fold_node_plans(const Plan& plan) {
+  std::vector<PlanText> texts;
+  texts.reserve(plan.nodes.size());
+  for (const auto& node : plan.nodes) texts.push_back(text_of(node));
+
+  std::vector<PlanGroup> groups;
+  for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
+    const auto group = std::ranges::find_if(groups, [&](const PlanGroup& g) {
+      const auto first = g.members.front();
+      return folds_with(plan.nodes[first], texts[first], plan.nodes[i], texts[i]);
+    });
+    if (group == groups.end()) groups.push_back({{i}, {}, plan.nodes[i].status, {}, {}, false});
+    else group->members.push_back(i);
+  }
+
+  for (auto& group : groups) {
+    const auto first = group.members.front();
+    const NodePlan& node = plan.nodes[first];
+    std::vector<std::string> names;
+    for (const auto member : group.members) names.push_back(plan.nodes[member].node);
+    group.hostlist = hostlist::compress(names);
+    const auto all_raw_equal = [&](auto raw_of) {
+      return std::ranges::all_of(group.members, [&](std::size_t m) { return raw_of(m) == raw_of(first); });
+    };
+    group.error = node.error;
+    if (!all_raw_equal([&](std::size_t m) -> const std::string& { return texts[m].error_raw; })) {
+      group.error = texts[first].error_out;
+      group.placeholders = true;
+    }
+    for (std::size_t c = 0; c < node.changes.size(); ++c) {
+      if (all_raw_equal([&](std::size_t m) -> const std::string& { return texts[m].changes[c].raw; })) {
+        group.changes.push_back(node.changes[c]);
+      } else {
+        group.changes.push_back(with_own_words_out(node.changes[c], node));
+        group.placeholders = true;
+      }
+    }
+  }
+  return groups;
+}
+
+}  // namespace gpuctl
