@@ -3,6 +3,7 @@
 
 #include <gpuctl/util/strings.hpp>
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <map>
 
@@ -51,9 +52,13 @@ std::string change_counts(const std::vector<Change>& changes) {
 
 // One block: a node, or a group of nodes whose plans read the same (`who` is then a hostlist
 // and `members` their number).
+// Diffs already shown, by text, with the block that showed them: a file that is the same on
+// every node (slurm.conf) is printed once, in the first block that has it.
+using ShownDiffs = std::map<std::string, std::string, std::less<>>;
+
 std::string render_block(std::string_view who, std::size_t members, NodePlanStatus status, std::string_view error,
                          const std::vector<Change>& changes, bool placeholders, const Palette& palette,
-                         const TextOptions& options) {
+                         const TextOptions& options, ShownDiffs* shown) {
   const auto many = members > 1 ? fmt::format(" ({} nodes)", members) : std::string();
   std::string out;
   if (status != NodePlanStatus::planned) {
@@ -74,8 +79,21 @@ std::string render_block(std::string_view who, std::size_t members, NodePlanStat
     }
     out += fmt::format("      {} {}\n", palette.action(change.action, action_symbol(change.action)), change.summary);
     if (!change.reason.empty()) out += fmt::format("          {}\n", palette.paint(change.reason, "2"));
-    if (options.show_diffs && !change.diff.empty())
-      for (const auto& line : util::split_lines(change.diff)) out += "          " + palette.diff_line(line) + "\n";
+    if (options.show_diffs && !change.diff.empty()) {
+      const auto diff = util::split_lines(change.diff);
+      if (shown && diff.size() > 5) {
+        if (const auto it = shown->find(change.diff); it != shown->end()) {
+          out += fmt::format("          {}\n", palette.paint(fmt::format("(the same diff as shown above for {})", it->second), "2"));
+          continue;
+        }
+        shown->emplace(change.diff, std::string(who));
+      }
+      const auto limit = options.expand || options.diff_lines == 0 ? diff.size() : std::min(diff.size(), options.diff_lines);
+      for (std::size_t i = 0; i < limit; ++i) out += "          " + palette.diff_line(diff[i]) + "\n";
+      if (limit < diff.size())
+        out += fmt::format("          {}\n", palette.paint(fmt::format("... {} more lines of this diff not shown: --expand "
+                                                                        "or --json show them all", diff.size() - limit), "2"));
+    }
   }
   return out;
 }
@@ -113,11 +131,12 @@ std::string render_plan_text(const Plan& plan, const TextOptions& options) {
   }
   if (options.expand) {
     for (const auto& node : plan.nodes)
-      out += render_block(node.node, 1, node.status, node.error, node.changes, false, palette, options);
+      out += render_block(node.node, 1, node.status, node.error, node.changes, false, palette, options, nullptr);
   } else {
+    ShownDiffs shown;
     for (const auto& group : fold_node_plans(plan))
       out += render_block(group.hostlist, group.members.size(), group.status, group.error, group.changes,
-                          group.placeholders, palette, options);
+                          group.placeholders, palette, options, &shown);
   }
   out += "\n" + render_plan_summary(plan) + "\n";
   return out;

@@ -138,5 +138,38 @@ TEST(RenderPlanText, FoldsIdenticalNodesUnlessAskedToExpand) {
   EXPECT_GT(lines(each), 512u * 8);
 }
 
+// A long diff (a generated file listing every node) is cut in the folded view with the count of
+// lines left out and how to see them; --expand shows it whole.
+TEST(RenderPlanText, CutsLongDiffsSayingHowManyLinesAreLeftOut) {
+  auto plan = fresh_cluster(2);
+  std::string targets = "--- /dev/null\n+++ /etc/prometheus/prometheus.yml\n";
+  for (int i = 1; i <= 1000; ++i) targets += fmt::format("+      - targets: ['10.1.0.{}:9100']\n", i);
+  for (auto& node : plan.nodes) node.changes[0].diff = targets;
+  const auto folded = render_plan_text(plan);
+  EXPECT_NE(folded.find("... 972 more lines of this diff not shown: --expand or --json show them all\n"), std::string::npos)
+      << folded;
+  EXPECT_EQ(folded.find("10.1.0.1000:9100"), std::string::npos);
+  TextOptions expand;
+  expand.expand = true;
+  EXPECT_NE(render_plan_text(plan, expand).find("10.1.0.1000:9100"), std::string::npos);
+}
+
+// A diff that two blocks share (slurm.conf on the head and on the GPU nodes) is printed once.
+TEST(RenderPlanText, NamesADiffAlreadyShownInsteadOfRepeatingIt) {
+  auto plan = fresh_cluster(3);
+  std::string slurm_conf = "--- /dev/null\n+++ /etc/slurm/slurm.conf\n";
+  for (const auto* line : {"+ClusterName=c", "+SlurmctldHost=head", "+AuthType=auth/munge", "+SlurmUser=slurm",
+                           "+GresTypes=gpu", "+NodeName=gpu[002-512]"})
+    slurm_conf += std::string(line) + "\n";
+  for (auto& node : plan.nodes) node.changes[0].diff = slurm_conf;
+  plan.nodes[2].changes.pop_back();  // gpu003 stands alone, with the same slurm.conf
+  const auto folded = render_plan_text(plan);
+  EXPECT_NE(folded.find("(the same diff as shown above for gpu[001-002])"), std::string::npos) << folded;
+  std::size_t slurm = 0;
+  for (auto at = folded.find("+NodeName=gpu[002-512]"); at != std::string::npos; at = folded.find("+NodeName=gpu[002-512]", at + 1))
+    ++slurm;
+  EXPECT_EQ(slurm, 1u) << folded;
+}
+
 }  // namespace
 }  // namespace gpuctl

@@ -15,10 +15,14 @@ struct TextOptions {
   ColorMode color = ColorMode::never;
   bool show_diffs = true;
   bool expand = false;  // one block per node; by default nodes with the same changes fold (plan/fold.hpp)
+  // Lines of a file's diff shown before "... N more lines"; 0: all. Not applied with expand.
+  // A generated file such as prometheus.yml lists every node: 2,000 lines at 512 nodes.
+  std::size_t diff_lines = 30;
 };
 
 // By default one block per set of nodes with the same changes, headed by their hostlist
-// ("gpu[001-512]  512 nodes (12 create, ...)"), so 512 identical nodes read as one.
+// ("gpu[001-512]  512 nodes (12 create, ...)"), so 512 identical nodes read as one; a diff
+// longer than diff_lines is cut, and one already shown in an earlier block is named, not repeated.
 std::string render_plan_text(const Plan& plan, const TextOptions& options = {});
 
 // One line: "Plan: 4 nodes, 2 with changes (5 to create, 4 to update, ...); 1 unreachable."
