@@ -8,6 +8,7 @@
 #include <gpuctl/util/strings.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 #include <string_view>
@@ -40,6 +41,28 @@ std::string unknown_command(const CLI::App& app, int argc, char** argv) {
     return std::string(arg);
   }
   return {};
+}
+
+// GPUCTL_PARSE_ONLY=1: parse the command line as usual and run nothing. The test of the
+// documentation (tests/e2e/docs_commands.sh) runs every `gpuctl ...` line of README.md and
+// docs/ this way, so that a renamed or removed flag fails the build instead of the reader.
+bool parse_only() {
+  const char* value = std::getenv("GPUCTL_PARSE_ONLY");
+  return value != nullptr && std::string_view(value) == "1";
+}
+
+// Value checks (a file that must exist, a range) off, for a parse-only run: the examples'
+// files are the reader's. Flags, commands, arguments and value types are still parsed.
+void disable_value_checks(CLI::App& app) {
+  for (auto* option : app.get_options())
+    for (int i = 0;; ++i) {
+      try {
+        option->get_validator(i)->active(false);
+      } catch (const CLI::OptionNotFound&) {
+        break;
+      }
+    }
+  for (auto* command : app.get_subcommands({})) disable_value_checks(*command);
 }
 
 std::string did_you_mean(const CLI::App& app, const std::string& word) {
@@ -78,6 +101,12 @@ int main(int argc, char** argv) {
                  did_you_mean(app, word).c_str());
     return exit_code_for(gpuctl::Verdict::invalid_input,
                          detailed_exitcode_requested(argc, argv) ? ExitRule::detailed : ExitRule::standard);
+  }
+  // CLI11 runs the top level's parse-complete callback after every option is read and checked
+  // and before any subcommand's callback: stopping there runs nothing (Success exits 0).
+  if (parse_only()) {
+    disable_value_checks(app);
+    app.parse_complete_callback([] { throw CLI::Success(); });
   }
   try {
     app.parse(argc, argv);

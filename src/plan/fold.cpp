@@ -1,28 +1,15 @@
 // Folding node plans with the same changes into one block (plan/fold.hpp).
 #include <gpuctl/inventory/hostlist.hpp>
 #include <gpuctl/plan/fold.hpp>
+#include <gpuctl/util/strings.hpp>
 
 #include <algorithm>
-#include <cctype>
 
 namespace gpuctl {
 namespace {
 
-bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-'; }
-
 void replace_word(std::string& text, std::string_view word, std::string_view placeholder) {
-  if (word.empty()) return;
-  for (auto at = text.find(word); at != std::string::npos; at = text.find(word, at)) {
-    const auto end = at + word.size();
-    const bool starts = at == 0 || !word_char(text[at - 1]);
-    const bool ends = end == text.size() || !word_char(text[end]);
-    if (starts && ends) {
-      text.replace(at, word.size(), placeholder);
-      at += placeholder.size();
-    } else {
-      at += 1;
-    }
-  }
+  text = util::replace_whole_words(text, word, placeholder);
 }
 
 // What a reader sees of a change, as one string; and the same with the node's own words out.
@@ -94,7 +81,11 @@ std::string replace_own_words(std::string_view text, std::string_view name, std:
 std::vector<TextGroup> fold_texts(const std::vector<NodeText>& items) {
   std::vector<std::string> out;
   out.reserve(items.size());
-  for (const auto& item : items) out.push_back(replace_own_words(item.text, item.node, item.address));
+  for (const auto& item : items) {
+    auto text = replace_own_words(item.text, item.node, item.address);
+    for (const auto& [word, placeholder] : item.own_words) replace_word(text, word, placeholder);
+    out.push_back(std::move(text));
+  }
   std::vector<TextGroup> groups;
   for (std::size_t i = 0; i < items.size(); ++i) {
     const auto group = std::ranges::find_if(groups, [&](const TextGroup& g) {

@@ -70,6 +70,20 @@ std::string verdict_line(const std::vector<NodeVerifyOutcome>& outcomes) {
   return fmt::format("\nVerify: {} of {} nodes pass every check.\n", passed, outcomes.size());
 }
 
+// The GPU serials a check's text names ("GPU 3 (1650123456789): ..."): a node's own, so that
+// the same failure on many nodes folds into one line with <serial>.
+std::vector<std::pair<std::string, std::string>> serials_in(std::string_view text) {
+  std::vector<std::pair<std::string, std::string>> serials;
+  for (auto open = text.find('('); open != std::string_view::npos; open = text.find('(', open + 1)) {
+    const auto close = text.find(')', open);
+    if (close == std::string_view::npos) break;
+    const auto inside = text.substr(open + 1, close - open - 1);
+    if (inside.size() >= 6 && inside.find_first_not_of("0123456789") == std::string_view::npos)
+      serials.emplace_back(std::string(inside), "<serial>");
+  }
+  return serials;
+}
+
 std::string nodes_label(const TextGroup& group) {
   return group.members.size() == 1 ? group.hostlist : fmt::format("{} ({} nodes)", group.hostlist, group.members.size());
 }
@@ -131,8 +145,11 @@ std::string render_folded(const std::vector<NodeVerifyOutcome>& outcomes) {
       std::vector<NodeText> items;
       for (const auto& o : outcomes)
         for (const auto& check : o.checks)
-          if (check.name == column && check.status == status)
-            items.push_back({o.outcome.node, o.address, failure_text(check)});
+          if (check.name == column && check.status == status) {
+            auto text = failure_text(check);
+            auto serials = serials_in(text);
+            items.push_back({o.outcome.node, o.address, std::move(text), std::move(serials)});
+          }
       for (const auto& group : fold_texts(items))
         failures += fmt::format("  {} {} on {}: {}\n", column, to_string(status), nodes_label(group), group.text);
     }

@@ -113,4 +113,20 @@ std::string tail_lines(std::string_view text, std::size_t max_lines) {
   return join(lines, "\n");
 }
 
+std::string replace_whole_words(std::string_view text, std::string_view word, std::string_view replacement) {
+  std::string out(text);
+  if (word.empty()) return out;
+  const auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-'; };
+  for (auto at = out.find(word); at != std::string::npos; at = out.find(word, at)) {
+    const auto end = at + word.size();
+    if ((at == 0 || !word_char(out[at - 1])) && (end == out.size() || !word_char(out[end]))) {
+      out.replace(at, word.size(), replacement);
+      at += replacement.size();
+    } else {
+      at += 1;
+    }
+  }
+  return out;
+}
+
 }  // namespace gpuctl::util

@@ -22,6 +22,12 @@ expect_output 'Plan: 4 nodes, 4 with changes'
 echo "--- apply converges every node"
 expect_rc 0 g apply "$INVENTORY" --yes
 expect_output '4 nodes: 0 ok, 4 changed, 0 failed, 0 unreachable'
+# Plain progress folds the nodes that finished a step alike (issue #15): the "driver changed"
+# lines (one per 10-second window) name the four nodes between them, by hostlist.
+expect_output '^[0-9:]{8} node\[[0-9,-]+\]: [a-z-]+ (changed|ok) \([2-4] nodes, longest [0-9.]+s\)$' "a folded step line"
+driver_nodes=$(grep -E '^[0-9:]{8} [^ ]+: driver changed \(' <<<"$OUTPUT" | sed -E 's/.*\(([0-9]+) nodes?,.*/\1/' |
+  awk '{ s += $1 } END { print s + 0 }')
+[[ $driver_nodes == 4 ]] || die "the folded driver lines name $driver_nodes nodes, not 4:\n$OUTPUT"
 
 echo "--- verify passes every check"
 expect_rc 0 g verify "$INVENTORY"

@@ -21,6 +21,15 @@ Change file_change(Action action, std::string path, std::string diff, std::strin
   return change;
 }
 
+Change driver_change(Action action, std::string resource, std::string summary) {
+  Change change;
+  change.action = action;
+  change.step = "driver";
+  change.resource = std::move(resource);
+  change.summary = std::move(summary);
+  return change;
+}
+
 // A fresh GPU node as the shipped playbooks plan it, reduced: a file every node gets the same
 // (slurm.conf, naming every node), a file holding the node's own address (the exporter's
 // listen address), a package and a reboot.
@@ -33,18 +42,9 @@ NodePlan fresh_node(int i) {
                                      "+NodeName=gpu001 NodeAddr=10.1.0.2\n+NodeName=gpu[002-512]\n"));
   node.changes.push_back(file_change(Action::create, "/etc/default/prometheus-node-exporter",
                                      fmt::format("+ARGS=\"--web.listen-address={}:9100\"\n", node.address)));
-  Change package;
-  package.action = Action::create;
-  package.step = "driver";
-  package.resource = "package:nvidia-driver-550";
-  package.summary = "install nvidia-driver-550 (none -> 550.127.08), held";
-  node.changes.push_back(package);
-  Change reboot;
-  reboot.action = Action::reboot;
-  reboot.step = "driver";
-  reboot.resource = "reboot";
-  reboot.summary = "reboot and wait for a new boot_id";
-  node.changes.push_back(reboot);
+  node.changes.push_back(
+      driver_change(Action::create, "package:nvidia-driver-550", "install nvidia-driver-550 (none -> 550.127.08), held"));
+  node.changes.push_back(driver_change(Action::reboot, "reboot", "reboot and wait for a new boot_id"));
   return node;
 }
 

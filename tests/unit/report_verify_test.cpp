@@ -183,5 +183,26 @@ TEST(VerifyTable, FiveHundredTwelveNodesWithThirtySixFailingFitSixtyLines) {
   EXPECT_NE(table.find("Verify: 476 of 512 nodes pass every check."), std::string::npos);
 }
 
+// The same failure on many nodes names each node's GPU serials: they fold as <serial>.
+TEST(VerifyTable, FailuresThatDifferOnlyByGpuSerialsFoldIntoOneLine) {
+  std::vector<NodeVerifyOutcome> outcomes;
+  for (int i = 1; i <= 3; ++i) {
+    NodeVerifyOutcome o;
+    o.outcome = {fmt::format("gpu{:02}", i), exec::NodeStatus::failed, "", {}};
+    o.checks.push_back(check("persistence_mode", CheckStatus::fail,
+                             fmt::format("GPU 0 (16549{:08}): persistence mode off; GPU 1 (16549{:08}): persistence mode off",
+                                         i * 7, i * 11),
+                             "persistence mode on"));
+    outcomes.push_back(std::move(o));
+  }
+  outcomes[2].checks[0].observed = "GPU 0 (1654900000021): persistence mode off";  // one GPU only: its own line
+  const auto table = render_verify_table(outcomes);
+  EXPECT_NE(table.find("  persistence_mode fail on gpu[01-02] (2 nodes): observed GPU 0 (<serial>): persistence mode off; "
+                       "GPU 1 (<serial>): persistence mode off, expected persistence mode on\n"),
+            std::string::npos) << table;
+  EXPECT_NE(table.find("  persistence_mode fail on gpu03: observed GPU 0 (1654900000021): persistence mode off"),
+            std::string::npos) << table;
+}
+
 }  // namespace
 }  // namespace gpuctl

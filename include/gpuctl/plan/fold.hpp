@@ -8,6 +8,7 @@
 #include <gpuctl/plan/plan.hpp>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpuctl {
@@ -34,6 +35,8 @@ struct NodeText {
   std::string node;
   std::string address;
   std::string text;
+  // More of the node's own words, each with its placeholder (a GPU's serial: "<serial>").
+  std::vector<std::pair<std::string, std::string>> own_words{};
 };
 struct TextGroup {
   std::vector<std::size_t> members;  // indexes into the items, in order

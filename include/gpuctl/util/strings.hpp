@@ -32,6 +32,11 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 // The candidate closest to `word` when it is close enough to be a plausible typo.
 std::optional<std::string> closest_match(std::string_view word, std::span<const std::string> candidates);
 
+// `text` with every whole-word `word` replaced by `replacement`: a word boundary is any
+// character other than a letter, digit, '_' or '-' (so "gpu1" is left alone inside "gpu10").
+// For folding output by node (plan/fold.hpp, the plain progress lines).
+std::string replace_whole_words(std::string_view text, std::string_view word, std::string_view replacement);
+
 // Last `max_lines` lines of `text`, for error reports that quote command output.
 std::string tail_lines(std::string_view text, std::size_t max_lines);
 
