@@ -91,7 +91,8 @@ void register_apply_command(CLI::App& app, GlobalOptions& globals, int& exit_cod
   cmd->add_flag("--json", options.json, "Per-node results as JSON on stdout");
   cmd->add_flag("--expand", options.expand, k_expand_help);
   cmd->add_option("--reboot-timeout", options.reboot_timeout_s, "Seconds a node may take to come back from a reboot")
-      ->check(CLI::Range(5, 7200));
+      ->check(CLI::Range(5, 7200))
+      ->capture_default_str();
   add_drain_timeout_option(*cmd, options.drain_timeout_s);
   cmd->add_option("--batch-size", options.batch_size,
                   "Apply N nodes (or P% of them) at a time, batch after batch (default: all at once)");

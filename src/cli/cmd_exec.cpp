@@ -93,7 +93,7 @@ void register_exec_command(CLI::App& app, GlobalOptions& globals, int& exit_code
   cmd->add_option("inventory", options->inventory, "Inventory file")->required()->check(CLI::ExistingFile);
   cmd->add_option("command", options->command, "Command (after --), run with sh -c")->required();
   cmd->add_option("-l,--limit", options->limit, k_limit_help);
-  cmd->add_option("-f,--forks", options->forks, "Nodes in flight at once")->check(CLI::Range(1, 100000));
+  add_forks_option(*cmd, options->forks);
   cmd->add_flag("-b,--gather", options->gather, "Fold nodes with identical output under one hostlist");
   cmd->add_option("-t,--timeout", options->timeout_s, "Seconds per command (default: command_timeout)")
       ->check(CLI::Range(1, 86400));

@@ -52,7 +52,7 @@ void register_facts_command(CLI::App& app, GlobalOptions& globals, int& exit_cod
   cmd->add_flag("--json", options->json, "Print JSON (format_version 1, see docs/facts.md)");
   cmd->add_option("--connection", options->connection, "Override every node's connection")
       ->check(CLI::IsMember({"ssh", "local"}));
-  cmd->add_option("-f,--forks", options->forks, "Nodes in parallel")->check(CLI::PositiveNumber);
+  add_forks_option(*cmd, options->forks);
   cmd->callback([options, &globals, &exit_code] { exit_code = run_facts_command(*options, globals); });
 }
 

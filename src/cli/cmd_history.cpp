@@ -36,7 +36,9 @@ void register_history_command(CLI::App& app, GlobalOptions&, int& exit_code) {
       "Example: gpuctl history --node gpu01 --limit-runs 5");
   add_state_option(*cmd, options.state);
   cmd->add_option("-n,--node", options.node, "Only runs that touched this node, with its steps");
-  cmd->add_option("--limit-runs", options.limit, "Show at most this many runs (0: all)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--limit-runs", options.limit, "Show at most this many runs (0: all)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_flag("--json", options.json, "As JSON on stdout");
   cmd->callback([&] { exit_code = run_history_command(options); });
 }

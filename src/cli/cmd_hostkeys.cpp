@@ -66,7 +66,7 @@ void register_hostkeys_command(CLI::App& app, GlobalOptions& globals, int& exit_
                                           "Example: gpuctl hostkeys accept cluster.yaml --limit gpu07");
     sub->add_option("inventory", options->inventory, "Inventory file")->required()->check(CLI::ExistingFile);
     sub->add_option("-l,--limit", options->limit, k_limit_help);
-    sub->add_option("-f,--forks", options->forks, "Nodes in flight at once")->check(CLI::Range(1, 100000));
+    add_forks_option(*sub, options->forks);
     if (action == HostKeyAction::accept)
       sub->add_flag("--replace-changed", options->replace_changed,
                     "Replace a CHANGED key (only after checking the new fingerprint out of band)");

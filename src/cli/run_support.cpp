@@ -16,13 +16,18 @@ void add_drain_timeout_option(CLI::App& command, int& seconds) {
       ->default_str("3600");
 }
 
+void add_forks_option(CLI::App& command, int& forks) {
+  command.add_option("-f,--forks", forks, "Nodes worked on at once")->check(CLI::Range(1, 100000))->capture_default_str();
+}
+
 void add_target_options(CLI::App& command, TargetOptions& options, bool inventory_required) {
   options.command = command.get_name();
   auto* inventory = command.add_option("INVENTORY", options.inventory, "Cluster inventory (YAML)")->check(CLI::ExistingFile);
   if (inventory_required) inventory->required();
   command.add_option("-l,--limit", options.limit, k_limit_help);
-  command.add_option("-f,--forks", options.forks, "Nodes worked on at once")->check(CLI::Range(1, 100000));
-  command.add_option("--connection", options.connection, "Override every node's connection")
+  add_forks_option(command, options.forks);
+  command.add_option("--connection", options.connection,
+                     "Override every node's connection (default: each node's, from the inventory; ssh unless set)")
       ->check(CLI::IsMember({"ssh", "local"}));
   command.add_option("-p,--playbook", options.playbooks,
                      "A shipped playbook by name (gpu-node), or a file given as a path (with a / or ending in "

@@ -27,6 +27,9 @@ struct TargetOptions {
   RunTarget run_target() const { return {inventory, limit, forks, connection, playbooks, templates_dir, command}; }
 };
 
+// -f,--forks N (1..100000, default shown), the same on every command that works on many nodes.
+void add_forks_option(CLI::App& command, int& forks);
+
 // Adds INVENTORY, --limit, --forks, --connection, --playbook, --templates, --no-progress.
 void add_target_options(CLI::App& command, TargetOptions& options, bool inventory_required = true);
 
