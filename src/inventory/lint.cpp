@@ -1,10 +1,12 @@
 // Lint rules from field practice: they warn, they never make an inventory invalid.
 #include "resolve.hpp"
 
+#include <gpuctl/inventory/hostlist.hpp>
 #include <gpuctl/util/strings.hpp>
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -30,13 +32,21 @@ void lint_inventory(const Resolved& resolved, const RawInventory& raw, Decoder& 
   std::unordered_map<std::string_view, const Node*> by_name;  // a partition may name every node
   for (const auto& node : inv.nodes) by_name.emplace(node.name, &node);
 
+  // One warning per unknown model, naming its hosts by hostlist: 512 nodes of a model gpuctl
+  // does not know are one line, not 512. At the first such host's position.
+  std::vector<std::pair<std::string, std::vector<std::string>>> unknown_models;  // in inventory order
   for (const auto& node : inv.nodes) {
-    if (node.gpu.count > 0 && gpu_architecture(node.gpu.model).empty()) {
-      const auto pos = node_pos(node.name);
-      d.warning_at(pos.line, pos.column,
-                   fmt::format("host '{}': unknown GPU model '{}', architecture checks skipped", node.name, node.gpu.model),
-                   "known: V100, A100, A30, A10, A40, H100, H200, GH200, B200, GB200, L40, L40S, L4");
-    }
+    if (node.gpu.count == 0 || !gpu_architecture(node.gpu.model).empty()) continue;
+    auto it = std::ranges::find(unknown_models, node.gpu.model, &std::pair<std::string, std::vector<std::string>>::first);
+    if (it == unknown_models.end()) it = unknown_models.insert(unknown_models.end(), {node.gpu.model, {}});
+    it->second.push_back(node.name);
+  }
+  for (const auto& [model, hosts] : unknown_models) {
+    const auto pos = node_pos(hosts.front());
+    d.warning_at(pos.line, pos.column,
+                 fmt::format("host{} '{}': unknown GPU model '{}', architecture checks skipped", hosts.size() == 1 ? "" : "s",
+                             hostlist::compress(hosts), model),
+                 "known: V100, A100, A30, A10, A40, H100, H200, GH200, B200, GB200, L40, L40S, L4");
   }
 
   for (const auto& rp : raw.partitions) {

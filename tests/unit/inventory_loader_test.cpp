@@ -110,6 +110,19 @@ TEST(InventoryLoader, OversizedTextIsRefusedBeforeParsing) {
   EXPECT_NE(result.diagnostics.at(0).message.find("byte limit"), std::string::npos);
 }
 
+// An unknown model on many hosts is one warning naming them by hostlist, not one per host.
+TEST(InventoryLoader, AnUnknownGpuModelIsOneWarningForAllItsHosts) {
+  std::string text = "cluster:\n  name: c\ngroups:\n  gpu: {hosts: \"g[001-300]\", vars: {gpu: {model: H20, count: 8}}}\n"
+                     "  other: {hosts: x1, vars: {gpu: {model: MI300X, count: 8}}}\n";
+  const auto result = load_text(text);
+  ASSERT_TRUE(result.ok()) << all_diagnostics(result);
+  ASSERT_EQ(result.diagnostics.size(), 2u) << all_diagnostics(result);
+  EXPECT_NE(result.diagnostics[0].message.find("hosts 'g[001-300]': unknown GPU model 'H20'"), std::string::npos)
+      << all_diagnostics(result);
+  EXPECT_NE(result.diagnostics[1].message.find("host 'x1': unknown GPU model 'MI300X'"), std::string::npos)
+      << all_diagnostics(result);
+}
+
 TEST(InventoryLoader, WarningsDoNotMakeItInvalid) {
   const auto result = load_text(R"(
 cluster:
