@@ -19,6 +19,7 @@ struct RenderOptions {
   std::string out_dir;
   std::string templates_dir;
   std::vector<std::string> playbooks;
+  bool expand = false;
 };
 
 int run_render_command(const RenderOptions& options, const GlobalOptions& globals) {
@@ -31,7 +32,7 @@ int run_render_command(const RenderOptions& options, const GlobalOptions& global
     return exit_code_for(rendered.error().verdict);
   }
   if (options.out_dir.empty()) {
-    fmt::print("{}", format_node_files(*rendered));
+    fmt::print("{}", format_node_files(*rendered, options.expand));
     return k_exit_ok;
   }
   if (auto written = write_node_trees(options.out_dir, *rendered); !written) {
@@ -61,6 +62,9 @@ void register_render_command(CLI::App& app, GlobalOptions& globals, int& exit_co
                   "Playbook whose files to render: a shipped name (gpu-node), or a file given as a path (with a / or "
                   "ending in .yaml/.yml); never a file of the working directory by name (repeatable; default: gpu-node "
                   "and head-node)");
+  cmd->add_flag("--expand", options->expand,
+                "Printing: every node's files; by default a file several nodes get byte for byte is printed once, "
+                "headed by their hostlist");
   cmd->callback([options, &globals, &exit_code] { exit_code = run_render_command(*options, globals); });
 }
 

@@ -1,9 +1,11 @@
 // Renders nodes' files and writes them as per-node trees, staging first so that readers of
 // the output directory (CI diffs) never see a partial tree.
+#include <gpuctl/inventory/hostlist.hpp>
 #include <gpuctl/template/render_tree.hpp>
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -12,21 +14,51 @@
 namespace gpuctl {
 namespace fs = std::filesystem;
 
-std::string format_node_files(const std::vector<NodeFiles>& rendered) {
+namespace {
+
+void append_file(std::string& out, std::string_view who, const RenderedFile& file) {
+  out += fmt::format("==> {}:{} ({}, {:04o})\n", who, file.path, file.template_name.empty() ? "generated" : file.template_name,
+                     file.mode);
+  if (file.secret) {
+    out += "(secret, not shown)\n";
+    return;
+  }
+  out += file.content;
+  if (!file.content.empty() && file.content.back() != '\n') out += '\n';
+}
+
+}  // namespace
+
+std::string format_node_files(const std::vector<NodeFiles>& rendered, bool expand) {
   std::string out;
+  if (expand) {
+    for (const auto& node : rendered) {
+      if (node.files.empty()) out += fmt::format("==> {}: no files\n", node.node);
+      for (const auto& file : node.files) append_file(out, node.node, file);
+    }
+    return out;
+  }
+  // One listing per distinct file (same path, template, mode and content), headed by the
+  // hostlist of the nodes that get it, in the order the first of them gets it.
+  struct Distinct {
+    const RenderedFile* file;
+    std::vector<std::string> nodes;
+  };
+  std::vector<Distinct> files;
+  std::vector<std::string> without_files;
   for (const auto& node : rendered) {
-    if (node.files.empty()) out += fmt::format("==> {}: no files\n", node.node);
+    if (node.files.empty()) without_files.push_back(node.node);
     for (const auto& file : node.files) {
-      out += fmt::format("==> {}:{} ({}, {:04o})\n", node.node, file.path,
-                         file.template_name.empty() ? "generated" : file.template_name, file.mode);
-      if (file.secret) {
-        out += "(secret, not shown)\n";
-        continue;
-      }
-      out += file.content;
-      if (!file.content.empty() && file.content.back() != '\n') out += '\n';
+      const auto same = [&](const Distinct& d) {
+        return d.file->path == file.path && d.file->template_name == file.template_name && d.file->mode == file.mode &&
+               d.file->secret == file.secret && d.file->content == file.content;
+      };
+      if (auto it = std::ranges::find_if(files, same); it != files.end()) it->nodes.push_back(node.node);
+      else files.push_back({&file, {node.node}});
     }
   }
+  for (const auto& d : files) append_file(out, hostlist::compress(d.nodes), *d.file);
+  if (!without_files.empty()) out += fmt::format("==> {}: no files\n", hostlist::compress(without_files));
   return out;
 }
 

@@ -78,3 +78,24 @@ TEST(FormatNodeFiles, ShowsHeadersAndHidesSecrets) {
             "==> gpu01:/etc/munge/munge.key (generated, 0400)\n(secret, not shown)\n"
             "==> head01: no files\n");
 }
+
+// A file several nodes get byte for byte is listed once under their hostlist; one that differs
+// (a node's own address in it) is listed per node; expand lists every node's.
+TEST(FormatNodeFiles, ListsAFileTheNodesShareOnceUnderTheirHostlist) {
+  const auto exporter = [](int n) {
+    return RenderedFile{"e.mustache", "/etc/default/exporter", "ARGS=10.0.0." + std::to_string(n), 0644, false};
+  };
+  std::vector<NodeFiles> rendered;
+  for (int n = 1; n <= 3; ++n)
+    rendered.push_back({"gpu0" + std::to_string(n), {RenderedFile{"n.mustache", "/etc/nccl.conf", "A=1\n", 0644, false}, exporter(n)}});
+  rendered.push_back({"head01", {}});
+  rendered.push_back({"head02", {}});
+  EXPECT_EQ(format_node_files(rendered),
+            "==> gpu[01-03]:/etc/nccl.conf (n.mustache, 0644)\nA=1\n"
+            "==> gpu01:/etc/default/exporter (e.mustache, 0644)\nARGS=10.0.0.1\n"
+            "==> gpu02:/etc/default/exporter (e.mustache, 0644)\nARGS=10.0.0.2\n"
+            "==> gpu03:/etc/default/exporter (e.mustache, 0644)\nARGS=10.0.0.3\n"
+            "==> head[01-02]: no files\n");
+  const auto each = format_node_files(rendered, true);
+  EXPECT_NE(each.find("==> gpu03:/etc/nccl.conf (n.mustache, 0644)\nA=1\n"), std::string::npos) << each;
+}

@@ -18,8 +18,10 @@ struct NodeFiles {
 };
 
 // Human-readable listing: per file a header line "==> node:path (template, mode)" and the
-// content; secret files show only the header. Pure.
-std::string format_node_files(const std::vector<NodeFiles>& rendered);
+// content; secret files show only the header. By default a file that several nodes get
+// byte for byte is listed once, headed by their hostlist ("==> gpu[01-08]:/etc/nccl.conf ...");
+// expand: once per node. Pure.
+std::string format_node_files(const std::vector<NodeFiles>& rendered, bool expand = false);
 
 // Writes `out_dir`/<node>/<path> for every file but secrets, with the file's mode. Each node's tree is
 // built in a staging directory inside `out_dir` and renamed into place, replacing the
