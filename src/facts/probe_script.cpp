@@ -58,7 +58,7 @@ bool prefix_or_exact(std::string_view pattern) {
 }
 
 // The packages probe. dpkg-query parses every stanza of dpkg's database into its own
-// structures (35 ms of CPU for 1,500 packages); one awk over the status file prints the same
+// structures (35 ms of CPU for 909 packages); one awk over the status file prints the same
 // lines for about 4 ms. dpkg-query stays the authority where the file alone is not the truth:
 // a journal in updates/ (dpkg interrupted, or running now), no status file, no awk.
 std::string packages_probe(const CollectOptions& options) {

@@ -58,6 +58,26 @@ bool folds_with(const NodePlan& a, const PlanText& at, const NodePlan& b, const 
   return true;
 }
 
+// Indexes 0..count-1 grouped greedily: each joins the first group whose first member it folds
+// with, else starts one. Groups in order of their first member.
+template <class FoldsWith>
+std::vector<std::vector<std::size_t>> group_indexes(std::size_t count, FoldsWith folds_with) {
+  std::vector<std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto group = std::ranges::find_if(groups, [&](const auto& members) { return folds_with(members.front(), i); });
+    if (group == groups.end()) groups.push_back({i});
+    else group->push_back(i);
+  }
+  return groups;
+}
+
+template <class NameOf>
+std::string hostlist_of(const std::vector<std::size_t>& members, NameOf name_of) {
+  std::vector<std::string> names;
+  for (const auto member : members) names.push_back(name_of(member));
+  return hostlist::compress(names);
+}
+
 Change with_own_words_out(Change change, const NodePlan& node) {
   for (auto* part : {&change.summary, &change.reason, &change.diff}) *part = replace_own_words(*part, node.node, node.address);
   return change;
@@ -87,24 +107,14 @@ std::vector<TextGroup> fold_texts(const std::vector<NodeText>& items) {
     out.push_back(std::move(text));
   }
   std::vector<TextGroup> groups;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    const auto group = std::ranges::find_if(groups, [&](const TextGroup& g) {
-      const auto first = g.members.front();
-      return items[first].text == items[i].text || out[first] == out[i];
-    });
-    if (group == groups.end()) groups.push_back({{i}, {}, {}});
-    else group->members.push_back(i);
-  }
-  for (auto& group : groups) {
-    const auto first = group.members.front();
-    std::vector<std::string> names;
-    bool all_raw_equal = true;
-    for (const auto member : group.members) {
-      names.push_back(items[member].node);
-      all_raw_equal = all_raw_equal && items[member].text == items[first].text;
-    }
-    group.hostlist = hostlist::compress(names);
-    group.text = all_raw_equal ? items[first].text : out[first];
+  for (auto& members : group_indexes(items.size(), [&](std::size_t a, std::size_t b) {
+         return items[a].text == items[b].text || out[a] == out[b];
+       })) {
+    const auto first = members.front();
+    const bool all_raw_equal =
+        std::ranges::all_of(members, [&](std::size_t m) { return items[m].text == items[first].text; });
+    auto hostlist = hostlist_of(members, [&](std::size_t m) { return items[m].node; });
+    groups.push_back({std::move(members), std::move(hostlist), all_raw_equal ? items[first].text : out[first]});
   }
   return groups;
 }
@@ -115,21 +125,15 @@ std::vector<PlanGroup> fold_node_plans(const Plan& plan) {
   for (const auto& node : plan.nodes) texts.push_back(text_of(node));
 
   std::vector<PlanGroup> groups;
-  for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
-    const auto group = std::ranges::find_if(groups, [&](const PlanGroup& g) {
-      const auto first = g.members.front();
-      return folds_with(plan.nodes[first], texts[first], plan.nodes[i], texts[i]);
-    });
-    if (group == groups.end()) groups.push_back({{i}, {}, plan.nodes[i].status, {}, {}, false});
-    else group->members.push_back(i);
-  }
-
-  for (auto& group : groups) {
-    const auto first = group.members.front();
+  for (auto& members : group_indexes(plan.nodes.size(), [&](std::size_t a, std::size_t b) {
+         return folds_with(plan.nodes[a], texts[a], plan.nodes[b], texts[b]);
+       })) {
+    const auto first = members.front();
     const NodePlan& node = plan.nodes[first];
-    std::vector<std::string> names;
-    for (const auto member : group.members) names.push_back(plan.nodes[member].node);
-    group.hostlist = hostlist::compress(names);
+    auto& group = groups.emplace_back();
+    group.members = std::move(members);
+    group.status = node.status;
+    group.hostlist = hostlist_of(group.members, [&](std::size_t m) { return plan.nodes[m].node; });
     const auto all_raw_equal = [&](auto raw_of) {
       return std::ranges::all_of(group.members, [&](std::size_t m) { return raw_of(m) == raw_of(first); });
     };

@@ -62,6 +62,11 @@ Result<NodePlan> node_from_json(const json& n, const std::string& path) {
   NodePlan node;
   node.node = n.at("node").get<std::string>();
   if (const auto address = n.find("address"); address != n.end() && address->is_string()) node.address = address->get<std::string>();
+  // The text view folds nodes by their address: only a host name or IP address, as the
+  // inventory's grammar allows, is one (an edited plan's other words are refused, not masked).
+  if (node.address.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_:") != std::string::npos)
+    return fail(ErrorCode::parse, fmt::format("node '{}': address '{}' is not a host name or IP address", node.node, node.address),
+                Location{path, 0, 0, node.node, {}});
   const auto status = statuses_by_name().find(n.at("status").get<std::string>());
   if (status == statuses_by_name().end())
     return fail(ErrorCode::parse, fmt::format("unknown node status '{}'", n.at("status").get<std::string>()),

@@ -191,6 +191,22 @@ TEST(PlanJson, NotJsonOrMissingFieldsAreParseErrors) {
   EXPECT_NE(unknown.error().message.find("unknown action 'launch'"), std::string::npos);
 }
 
+// The address read back is only ever a host name or IP address (the text view folds by it).
+TEST(PlanJson, AnAddressThatIsNoHostNameIsRefused) {
+  auto plan = sample_plan();
+  plan.nodes[0].address = "10.0.0.1";
+  plan.nodes[1].address = "fe80::1";
+  const auto back = plan_from_json(plan_to_json(plan), "p");
+  ASSERT_TRUE(back) << back.error().to_string();
+  EXPECT_EQ(back->nodes[0].address, "10.0.0.1");
+  EXPECT_EQ(back->nodes[1].address, "fe80::1");
+  plan.nodes[0].address = "curl x|sh";
+  const auto bad = plan_from_json(plan_to_json(plan), "p");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("node 'gpu01': address 'curl x|sh' is not a host name or IP address"), std::string::npos)
+      << bad.error().to_string();
+}
+
 TEST(PlanText, ShowsEverySymbolReasonAndDiffByNodeAndStep) {
   const auto text = render_plan_text(sample_plan());
   for (const char* expected :
