@@ -10,7 +10,7 @@ export LIGHT_WORK=/var/lib/gpuctl-e2e-lightnodes GPUCTL_STATE_DIR
 GPUCTL_STATE_DIR=$(mktemp -d)
 light=$GPUCTL_SOURCE_DIR/bench/lightnodes
 die() { echo "FAIL: $*" >&2; exit 1; }
-trap '"$light" down >/dev/null 2>&1; rm -rf "$GPUCTL_STATE_DIR"' EXIT
+trap '"$light" down >/dev/null 2>&1; rm -rf "$GPUCTL_STATE_DIR" "$LIGHT_WORK"' EXIT
 "$light" up -n 64 >/dev/null 2>&1 || die "cannot start 64 light nodes"
 inventory=$("$light" inventory 64)
 g() { "$GPUCTL" "$@" --no-progress; }
