@@ -1,84 +1,76 @@
 #include <gpuctl/util/sha256.hpp>
 
-#include <cstring>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
 
 namespace gpuctl::util {
 namespace {
 
-constexpr std::array<std::uint32_t, 64> k_round_constants = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
-
-constexpr std::uint32_t rotr(std::uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
+// Throws for a failed EVP call, with the reasons OpenSSL queued for it (the queue is per
+// thread; reading it empties it, so a later failure is not blamed on this one).
+[[noreturn]] void throw_openssl_error(const char* call) {
+  std::string reasons;
+  while (const unsigned long code = ERR_get_error()) {
+    std::array<char, 256> text{};
+    ERR_error_string_n(code, text.data(), text.size());
+    reasons += reasons.empty() ? ": " : "; ";
+    reasons += text.data();
+  }
+  throw std::runtime_error(std::string("SHA-256: OpenSSL ") + call + " failed" +
+                           (reasons.empty() ? std::string(" (no reason given)") : reasons));
+}
 
 }  // namespace
 
-Sha256::Sha256()
-    : m_state{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {}
+void Sha256::ContextDeleter::operator()(evp_md_ctx_st* context) const noexcept { EVP_MD_CTX_free(context); }
 
-void Sha256::compress_block(const std::uint8_t* block) {
-  std::array<std::uint32_t, 64> w{};
-  for (int i = 0; i < 16; ++i)
-    w[i] = (std::uint32_t{block[4 * i]} << 24) | (std::uint32_t{block[4 * i + 1]} << 16) |
-           (std::uint32_t{block[4 * i + 2]} << 8) | std::uint32_t{block[4 * i + 3]};
-  for (int i = 16; i < 64; ++i) {
-    const auto s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
-    const auto s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
-    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-  }
-  auto [a, b, c, d, e, f, g, h] = m_state;
-  for (int i = 0; i < 64; ++i) {
-    const auto s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
-    const auto choice = (e & f) ^ (~e & g);
-    const auto t1 = h + s1 + choice + k_round_constants[i] + w[i];
-    const auto s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22);
-    const auto majority = (a & b) ^ (a & c) ^ (b & c);
-    const auto t2 = s0 + majority;
-    h = g, g = f, f = e, e = d + t1, d = c, c = b, b = a, a = t1 + t2;
-  }
-  const std::array<std::uint32_t, 8> add{a, b, c, d, e, f, g, h};
-  for (int i = 0; i < 8; ++i) m_state[i] += add[i];
+Sha256::Sha256() : m_context(EVP_MD_CTX_new()) {
+  if (!m_context) throw_openssl_error("EVP_MD_CTX_new");
+  if (EVP_DigestInit_ex(m_context.get(), EVP_sha256(), nullptr) != 1) throw_openssl_error("EVP_DigestInit_ex");
 }
 
+Sha256::Sha256(const Sha256& other)
+    : m_context(EVP_MD_CTX_new()), m_digest(other.m_digest), m_finished(other.m_finished) {
+  if (!m_context) throw_openssl_error("EVP_MD_CTX_new");
+  if (!other.m_context) throw std::logic_error("Sha256: copy of a moved-from hasher");
+  if (EVP_MD_CTX_copy_ex(m_context.get(), other.m_context.get()) != 1) throw_openssl_error("EVP_MD_CTX_copy_ex");
+}
+
+Sha256& Sha256::operator=(const Sha256& other) {
+  if (this != &other) *this = Sha256(other);
+  return *this;
+}
+
+Sha256::~Sha256() = default;
+
 void Sha256::update(std::string_view bytes) {
-  m_total_bytes += bytes.size();
-  const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data());
-  std::size_t size = bytes.size();
-  while (size > 0) {
-    const std::size_t take = std::min(size, m_buffer.size() - m_buffered);
-    std::memcpy(m_buffer.data() + m_buffered, data, take);
-    m_buffered += take, data += take, size -= take;
-    if (m_buffered == m_buffer.size()) {
-      compress_block(m_buffer.data());
-      m_buffered = 0;
-    }
-  }
+  if (!m_context) throw std::logic_error("Sha256::update on a moved-from hasher");
+  if (m_finished) throw std::logic_error("Sha256::update after digest()");
+  // EVP_DigestUpdate takes any length; an empty update is a valid no-op.
+  if (EVP_DigestUpdate(m_context.get(), bytes.data(), bytes.size()) != 1) throw_openssl_error("EVP_DigestUpdate");
 }
 
 std::array<std::uint8_t, 32> Sha256::digest() {
-  const std::uint64_t bit_length = m_total_bytes * 8;
-  const std::uint8_t pad_start = 0x80;
-  update(std::string_view(reinterpret_cast<const char*>(&pad_start), 1));
-  const char zero = 0;
-  while (m_buffered != 56) update(std::string_view(&zero, 1));
-  std::array<char, 8> length{};
-  for (int i = 0; i < 8; ++i) length[i] = static_cast<char>(bit_length >> (56 - 8 * i));
-  update(std::string_view(length.data(), length.size()));
-  std::array<std::uint8_t, 32> out{};
-  for (int i = 0; i < 8; ++i)
-    for (int j = 0; j < 4; ++j) out[4 * i + j] = static_cast<std::uint8_t>(m_state[i] >> (24 - 8 * j));
-  return out;
+  if (m_finished) return m_digest;
+  if (!m_context) throw std::logic_error("Sha256::digest on a moved-from hasher");
+  std::array<unsigned char, EVP_MAX_MD_SIZE> out{};
+  unsigned int length = 0;
+  if (EVP_DigestFinal_ex(m_context.get(), out.data(), &length) != 1) throw_openssl_error("EVP_DigestFinal_ex");
+  if (length != m_digest.size())
+    throw std::runtime_error("SHA-256: OpenSSL returned a digest of " + std::to_string(length) + " bytes, not 32");
+  std::copy_n(out.begin(), m_digest.size(), m_digest.begin());
+  m_finished = true;
+  return m_digest;
 }
 
 std::string Sha256::hex_digest() {
   static constexpr char k_hex[] = "0123456789abcdef";
   std::string out;
+  out.reserve(64);
   for (auto byte : digest()) {
     out += k_hex[byte >> 4];
     out += k_hex[byte & 0xf];
