@@ -64,6 +64,9 @@ ApplyResult apply_target(const RunTarget& target, const ApplySettings& settings,
     result.verdict = verdict;
     return std::move(result);
   };
+  // The plan shows a secret the store lacks as "a new secret" and mints it only once the plan
+  // is confirmed (or matches the saved one, made the same way), just before the first change.
+  session_options.sources.secrets = SecretMode::load_only;
   auto session = use_case::make_session(**inputs);
   // Planned now in both cases: a saved plan is applied only when it is this plan.
   result.plan = session->plan();
@@ -90,6 +93,10 @@ ApplyResult apply_target(const RunTarget& target, const ApplySettings& settings,
         return finish(state::RunStatus::interrupted, Verdict::declined);
       case Confirmation::cannot_ask: return finish(state::RunStatus::interrupted, Verdict::invalid_input);
     }
+  }
+  if (auto secrets = session->generate_missing_secrets(); !secrets) {
+    result.error = secrets.error().to_string();
+    return finish(state::RunStatus::failed, Verdict::error);
   }
   result.outcomes = session->apply(result.plan, false);
   result.stage = ApplyStage::applied;

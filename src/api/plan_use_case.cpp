@@ -14,6 +14,8 @@ PlanResult run_plan(const PlanRequest& request, const RunEnvironment& env) {
     result.error = inputs.error().message;
     return result;
   }
+  // Changes nothing, the secret store included: a missing secret is planned as "new", never minted.
+  (*inputs)->session.sources.secrets = SecretMode::load_only;
   {
     auto session = use_case::make_session(**inputs);
     result.plan = session->plan();

@@ -72,6 +72,8 @@ void compare_inputs(const std::vector<BoundInput>& saved, const std::vector<Boun
     const auto [was, now] = digests;
     if (!now) differences.push_back(fmt::format("{} {} is no longer used", kind, name));
     else if (!was) differences.push_back(fmt::format("{} {} is new", kind, name));
+    else if (was->empty() && *was != *now)  // a secret the store lacked when the plan was made
+      differences.push_back(fmt::format("{} {} was generated after the plan was made", kind, name));
     else if (*was != *now) differences.push_back(fmt::format("{} {} changed", kind, name));
   }
 }

@@ -5,6 +5,7 @@
 #include <gpuctl/api/saved_plan.hpp>
 #include <gpuctl/apply/drain.hpp>
 #include <gpuctl/facts/state_probe.hpp>
+#include <gpuctl/plan/secrets.hpp>
 #include <gpuctl/template/renderer.hpp>
 #include <gpuctl/util/clock.hpp>
 #include <gpuctl/util/open_files.hpp>
@@ -114,6 +115,23 @@ Plan Session::plan() {
     if (data->program) programs.push_back(&*data->program);
   bind_plan_inputs(plan, m_playbooks, m_options.playbook_names, m_options.sources.templates_dir, programs);
   return plan;
+}
+
+Result<void> Session::generate_missing_secrets() {
+  m_options.sources.secrets = SecretMode::load_or_create;
+  for (auto& data : m_data) {
+    if (!data->program) continue;
+    for (auto& step : data->program->steps)
+      for (auto& resolved : step.resources) {
+        if (!resolved.secret_missing) continue;
+        auto secret = load_or_create_secret(m_options.sources.secrets_dir, resolved.resource.file.secret);
+        if (!secret) return std::unexpected(secret.error());
+        resolved.content = std::move(*secret);
+        resolved.content_digest = util::sha256_hex(resolved.content);
+        resolved.secret_missing = false;
+      }
+  }
+  return {};
 }
 
 exec::TaskResult Session::apply_one(std::size_t i, const NodePlan* node_plan, bool check_fresh, NodeApplyResult& result) {

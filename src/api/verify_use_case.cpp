@@ -14,6 +14,8 @@ VerifyResult run_verify(const VerifyRequest& request, const RunEnvironment& env)
     result.error = inputs.error().message;
     return result;
   }
+  // Changes nothing, the secret store included: a missing secret is planned as "new", never minted.
+  (*inputs)->session.sources.secrets = SecretMode::load_only;
   // Verify takes no lock (it changes nothing) and still runs when the history cannot be written.
   auto recorded = use_case::begin_recorded_run(**inputs, env, "verify", state::LockMode::none);
   if (!recorded) {

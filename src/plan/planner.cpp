@@ -61,6 +61,11 @@ std::string source_content_text(const ResolvedResource& resolved) {
                      resolved.content.size());
 }
 
+// A secret the store does not hold yet (plan and verify never generate one; apply does).
+constexpr std::string_view k_new_secret = "a new secret: apply generates it in the secret store, which has none yet";
+constexpr std::string_view k_replaces_node_secret =
+    ", replacing the node's (if the cluster has a key, point GPUCTL_SECRETS_DIR at the store that holds it)";
+
 std::vector<Change> file_changes(const ResolvedResource& resolved, const NodeState& state) {
   const auto& f = resolved.resource.file;
   const auto it = state.files.find(f.path);
@@ -73,13 +78,15 @@ std::vector<Change> file_changes(const ResolvedResource& resolved, const NodeSta
     change.action = Action::create;
     change.summary = fmt::format("create {} ({} {}:{})", f.path, mode_text(f.mode), f.owner, f.group);
     change.reason = "file does not exist";
+    if (resolved.secret_missing) change.reason += fmt::format("; {}", k_new_secret);
     if (from_source) change.reason += "; content from " + source_content_text(resolved);
     if (show_diff) change.diff = util::unified_diff("", resolved.content, "/dev/null", f.path);
     return {change};
   }
   std::vector<std::string> differences;
   if (observed.digest != resolved.content_digest) {
-    if (resolved.secret) differences.push_back("secret content differs");
+    if (resolved.secret_missing) differences.push_back(fmt::format("{}{}", k_new_secret, k_replaces_node_secret));
+    else if (resolved.secret) differences.push_back("secret content differs");
     else if (from_source) differences.push_back("content differs from " + source_content_text(resolved));
     else differences.push_back("content differs");
     if (show_diff) change.diff = util::unified_diff(observed.content, resolved.content, f.path, f.path);

@@ -60,13 +60,23 @@ Result<ResolvedResource> resolve_resource(const Resource& source, const Inventor
   } else if (!file.source.empty()) {
     content = read_source_file(file, inventory);  // checked; the plan shows only its digest
   } else {
-    content = sources.secrets == SecretMode::masked ? Result<std::string>(std::string{})
-                                                     : load_or_create_secret(sources.secrets_dir, file.secret);
     resolved.secret = true;
+    if (sources.secrets == SecretMode::masked) {
+      content = std::string{};
+    } else if (sources.secrets == SecretMode::load_only) {
+      auto stored = load_secret(sources.secrets_dir, file.secret);
+      if (!stored) return std::unexpected(stored.error());
+      resolved.secret_missing = !stored->has_value();
+      content = stored->value_or(std::string{});
+    } else {
+      content = load_or_create_secret(sources.secrets_dir, file.secret);
+    }
   }
   if (!content) return std::unexpected(content.error());
   resolved.content = std::move(*content);
-  resolved.content_digest = util::sha256_hex(resolved.content);
+  // No digest for a secret not generated yet: it then matches no file a node has (an empty
+  // munge.key there must not read as "already in place").
+  resolved.content_digest = resolved.secret_missing ? std::string{} : util::sha256_hex(resolved.content);
   return resolved;
 }
 

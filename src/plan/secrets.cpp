@@ -18,7 +18,8 @@ namespace {
 
 constexpr std::size_t k_secret_bytes = 1024;        // munge's own default key size
 constexpr std::size_t k_max_secret_bytes = 65536;   // far above any key; bounds a bad file's read
-constexpr std::string_view k_elsewhere = "choose another state directory with GPUCTL_STATE_DIR";
+constexpr std::string_view k_elsewhere =
+    "choose another state directory with GPUCTL_STATE_DIR, or another secret store with GPUCTL_SECRETS_DIR";
 
 struct FileDescriptor {
   int fd;
@@ -98,9 +99,16 @@ Result<std::string> random_bytes(std::size_t count) {
   return bytes;
 }
 
+const char* secrets_root_from_environment() {
+  const char* root = std::getenv("GPUCTL_SECRETS_DIR");
+  return root && *root ? root : nullptr;
+}
+
 // Checks the directory layout before anything is created or read in it: no "." or ".."
 // component (a cluster named "../../x" must not lead out of the store) and a plain last one.
-Result<void> prepare_secrets_dir(const std::string& secrets_dir) {
+// `create`: make what is missing (load_or_create_secret); else only check (load_secret).
+Result<void> prepare_secrets_dir(const std::string& secrets_dir, bool create) {
+  const auto use = create ? util::prepare_own_directory : util::check_own_directory;
   const std::filesystem::path dir(secrets_dir);
   const auto fix = "give the cluster a plain name (letters, digits, '_', '-', '.', ':'; no '/', not starting with '.')";
   for (const auto& part : dir)
@@ -117,18 +125,16 @@ Result<void> prepare_secrets_dir(const std::string& secrets_dir) {
   // "secrets" 0755, which is fine). Checked top-down: nothing is created in a shared directory.
   const auto parent = dir.parent_path();
   const auto state_dir = parent.parent_path();
-  if (!state_dir.empty() && state_dir != state_dir.root_path())
-    if (auto ok = util::prepare_own_directory(state_dir.string(), util::DirectoryRule::no_other_writers,
-                                              "state directory", k_elsewhere);
+  // A store of its own (GPUCTL_SECRETS_DIR) has no state directory above it to check.
+  if (!secrets_root_from_environment() && !state_dir.empty() && state_dir != state_dir.root_path())
+    if (auto ok = use(state_dir.string(), util::DirectoryRule::no_other_writers, "state directory", k_elsewhere);
         !ok)
       return ok;
   if (!parent.empty() && parent != parent.root_path())
-    if (auto ok = util::prepare_own_directory(parent.string(), util::DirectoryRule::no_other_writers,
-                                              "secrets directory", k_elsewhere);
+    if (auto ok = use(parent.string(), util::DirectoryRule::no_other_writers, "secrets directory", k_elsewhere);
         !ok)
       return ok;
-  return util::prepare_own_directory(secrets_dir, util::DirectoryRule::private_to_owner, "secrets directory",
-                                     k_elsewhere);
+  return use(secrets_dir, util::DirectoryRule::private_to_owner, "secrets directory", k_elsewhere);
 }
 
 }  // namespace
@@ -153,15 +159,30 @@ Result<std::string> default_secrets_dir(const std::string& cluster_name) {
                 fmt::format("cluster name '{}' cannot name a directory of the secret store", cluster_name), {},
                 "give cluster.name a plain name: letters, digits, '_', '-', '.', ':', not starting with '.', no '/'");
   // Absolute and without "." or "..": load_or_create_secret refuses those components.
-  const auto state_dir = std::filesystem::absolute(default_state_dir()).lexically_normal();
-  return (state_dir / "secrets" / (cluster_name.empty() ? "default" : cluster_name)).string();
+  const char* own_root = secrets_root_from_environment();
+  const auto root = std::filesystem::absolute(own_root ? std::filesystem::path(own_root)
+                                                       : std::filesystem::path(default_state_dir()) / "secrets")
+                        .lexically_normal();
+  return (root / (cluster_name.empty() ? "default" : cluster_name)).string();
+}
+
+Result<std::optional<std::string>> load_secret(const std::string& secrets_dir, const std::string& name) {
+  if (!is_plain_secret_name(name))
+    return fail(ErrorCode::validation, fmt::format("bad secret name '{}'", name), {},
+                "name a secret with letters, digits, '_', '-', '.', ':' only, not starting with '.'");
+  struct stat st {};
+  // Nothing is created: a store that does not exist yet holds no secret.
+  if (::lstat(secrets_dir.c_str(), &st) != 0 && errno == ENOENT) return std::optional<std::string>{};
+  // The checks load_or_create_secret makes: apply pushes what is read here.
+  if (auto ok = prepare_secrets_dir(secrets_dir, false); !ok) return std::unexpected(ok.error());
+  return load_existing(secrets_dir + "/" + name);
 }
 
 Result<std::string> load_or_create_secret(const std::string& secrets_dir, const std::string& name) {
   if (!is_plain_secret_name(name))
     return fail(ErrorCode::validation, fmt::format("bad secret name '{}'", name), {},
                 "name a secret with letters, digits, '_', '-', '.', ':' only, not starting with '.'");
-  if (auto ok = prepare_secrets_dir(secrets_dir); !ok) return std::unexpected(ok.error());
+  if (auto ok = prepare_secrets_dir(secrets_dir, true); !ok) return std::unexpected(ok.error());
   const auto path = secrets_dir + "/" + name;
   auto existing = load_existing(path);
   if (!existing) return std::unexpected(existing.error());

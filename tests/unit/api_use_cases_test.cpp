@@ -218,6 +218,49 @@ TEST_F(SavedPlans, UnchangedPlanIsAppliedExactly) {
   EXPECT_EQ(node("gpu01").files.at(k_conf), "managed by gpuctl for lab\n");
 }
 
+// The cluster's munge key: plan and verify never mint it (a CI job with its own state directory
+// must not make a new cluster key); the plan says a new secret would be generated, and apply
+// generates it only once the plan is confirmed or matches the saved one, so a plan saved before
+// the key existed still applies, and the next plan sees the key in place.
+TEST_F(SavedPlans, AMissingSecretIsPlannedAsNewAndGeneratedOnlyByApply) {
+  m_playbook = m_dir.write("secret-node.yaml",
+                           "name: secret-node\n"
+                           "steps:\n"
+                           "  - name: munge\n"
+                           "    resources:\n"
+                           "      - file: /etc/munge/munge.key\n"
+                           "        secret: munge.key\n"
+                           "        mode: \"0400\"\n");
+  auto e = env();
+  e.secrets_dir = m_dir / "state/secrets/lab";  // the store's layout: <state dir>/secrets/<cluster>
+  const std::string key = e.secrets_dir + "/munge.key";
+  const auto planned = run_plan({target()}, e);
+  ASSERT_EQ(planned.verdict, Verdict::changes_pending) << planned.error;
+  ASSERT_EQ(planned.plan.nodes.front().changes.size(), 1u);
+  EXPECT_NE(planned.plan.nodes.front().changes.front().reason.find("a new secret"), std::string::npos)
+      << planned.plan.nodes.front().changes.front().reason;
+  EXPECT_FALSE(std::filesystem::exists(key)) << "plan minted a secret";
+  run_verify({target()}, e);
+  EXPECT_FALSE(std::filesystem::exists(key)) << "verify minted a secret";
+
+  const auto path = m_dir.write("plan.json", plan_to_json(planned.plan));
+  const auto applied = run_apply_saved_plan({path, {.command = "apply"}, fast()}, e);
+  ASSERT_EQ(applied.verdict, Verdict::ok) << applied.error;
+  ASSERT_TRUE(std::filesystem::exists(key)) << "apply did not generate the secret";
+  const auto secret = testing::read_binary(key);
+  EXPECT_EQ(secret.size(), 1024u);
+  for (const auto& name : {"gpu01", "gpu02"}) EXPECT_EQ(node(name).files.at("/etc/munge/munge.key"), secret) << name;
+
+  const auto again = run_plan({target()}, e);
+  EXPECT_EQ(again.verdict, Verdict::ok) << again.error;
+  // A node given another key is planned as "secret content differs", and the store's key is kept.
+  node("gpu02").files["/etc/munge/munge.key"] = "another cluster's key";
+  const auto drifted = run_plan({target()}, e);
+  ASSERT_EQ(drifted.verdict, Verdict::changes_pending) << drifted.error;
+  EXPECT_EQ(drifted.plan.nodes[1].changes.front().reason, "secret content differs");
+  EXPECT_EQ(testing::read_binary(key), secret);
+}
+
 // `gpuctl show plan.json` (terraform show): the saved plan reads back as the plan it was, and
 // renders as `plan` printed it; a file that is not a saved plan is invalid input naming it.
 TEST_F(SavedPlans, ShowReadsASavedPlanBackAsThePlanItWas) {

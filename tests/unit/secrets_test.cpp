@@ -74,6 +74,47 @@ TEST(Secrets, AClusterNameCannotLeadOutOfTheStore) {
   EXPECT_EQ(*unnamed, tmp / "state/secrets/default");
 }
 
+// GPUCTL_SECRETS_DIR: the cluster's keys stay where they are whatever state directory a run
+// uses; a store of its own has no state directory above it to check or create.
+TEST(Secrets, AStoreOfItsOwnIsIndependentOfTheStateDirectory) {
+  TempDir tmp;
+  ::setenv("GPUCTL_STATE_DIR", (tmp / "ci-state").c_str(), 1);
+  ::setenv("GPUCTL_SECRETS_DIR", (tmp / "keys").c_str(), 1);
+  auto dir = default_secrets_dir("hopper");
+  ::unsetenv("GPUCTL_STATE_DIR");
+  ASSERT_TRUE(dir) << dir.error().to_string();
+  EXPECT_EQ(*dir, tmp / "keys/hopper");
+  auto key = load_or_create_secret(*dir, "munge.key");
+  ::unsetenv("GPUCTL_SECRETS_DIR");
+  ASSERT_TRUE(key) << key.error().to_string();
+  EXPECT_EQ(mode_of(tmp / "keys"), 0700u);
+  EXPECT_FALSE(fs::exists(tmp / "ci-state")) << "the state directory is not the store's";
+}
+
+// load_secret (plan, verify): what load_or_create_secret would read, or nothing; never creates.
+TEST(Secrets, LoadingOnlyCreatesNothingAndChecksLikeLoadOrCreate) {
+  Store store;
+  auto none = load_secret(store.dir, "munge.key");
+  ASSERT_TRUE(none) << none.error().to_string();
+  EXPECT_FALSE(none->has_value());
+  EXPECT_FALSE(fs::exists(store.state)) << "loading created the store";
+  auto key = load_or_create_secret(store.dir, "munge.key");
+  ASSERT_TRUE(key);
+  auto loaded = load_secret(store.dir, "munge.key");
+  ASSERT_TRUE(loaded && loaded->has_value());
+  EXPECT_EQ(**loaded, *key);
+  ::chmod((store.dir + "/munge.key").c_str(), 0640);
+  auto loose = load_secret(store.dir, "munge.key");
+  ASSERT_FALSE(loose) << "a key others can read was loaded";
+  EXPECT_EQ(loose.error().code, ErrorCode::validation);
+  ::chmod((store.dir + "/munge.key").c_str(), 0600);
+  ::chmod(store.state.c_str(), 0777);
+  auto shared = load_secret(store.dir, "munge.key");
+  ::chmod(store.state.c_str(), 0700);
+  ASSERT_FALSE(shared) << "a key in a world-writable state directory was loaded";
+  EXPECT_FALSE(load_secret(store.dir, "../munge.key"));
+}
+
 TEST(Secrets, TheStoreItselfRefusesADotDotDirectory) {
   // The attack on the old store: secrets/../../x chmodded a directory outside to 0700 and put
   // the key there.

@@ -57,6 +57,12 @@ class Session {
   // refused as stale (failed, reason "stale plan: ...") without any change.
   std::vector<NodeApplyOutcome> apply(const Plan& plan, bool check_fresh);
 
+  // Generates the secrets a plan made under SecretMode::load_only found missing (the plan
+  // says "a new secret"), puts them into the resolved programs, and resolves later programs
+  // with SecretMode::load_or_create. Called by apply after the plan was confirmed or matched a
+  // saved one, before any change. Errors: the secret store refuses or cannot be written.
+  Result<void> generate_missing_secrets();
+
   // Gathers state and runs every check of each node's program. `ignored` drains are not held
   // against slurmd_registered: gpuctl's own (a workflow resumes the node once it verifies), or
   // any (a workflow that reports the node as left drained by someone else).

@@ -21,6 +21,9 @@ struct ResolvedResource {
   std::string content;
   std::string content_digest;   // SHA-256 of content
   bool secret = false;
+  // A secret the store does not hold yet, under SecretMode::load_only: `content` is empty and
+  // apply would generate it (plan says so instead of minting a key).
+  bool secret_missing = false;
 };
 
 struct ResolvedStep {
@@ -38,9 +41,11 @@ struct NodeProgram {
   std::vector<std::string> checks() const;
 };
 
-// How secret files get their content: from the secret store (generated on first use), or
-// masked (empty, never generated) for views that only show files, like `gpuctl render`.
-enum class SecretMode { load_or_create, masked };
+// How secret files get their content: from the secret store, generated on first use (apply);
+// from the store without generating (plan, verify: they change nothing, so a CI job with its
+// own state directory never mints a cluster key); or masked (empty, never read) for views that
+// only show files, like `gpuctl render`.
+enum class SecretMode { load_or_create, load_only, masked };
 
 struct ProgramSources {
   std::string templates_dir;
