@@ -87,7 +87,8 @@ void register_apply_command(CLI::App& app, GlobalOptions& globals, int& exit_cod
       "Example: gpuctl apply cluster.yaml --playbook driver-upgrade --batch-size 2 --drain-timeout 7200 --yes");
   add_target_options(*cmd, options.target);
   add_state_option(*cmd, options.state);
-  cmd->add_flag("-y,--yes", options.yes, "Do not ask for confirmation (needed without a terminal)");
+  // Never from gpuctl.conf: a site default must not take away every run's confirmation.
+  cmd->add_flag("-y,--yes", options.yes, "Do not ask for confirmation (needed without a terminal)")->configurable(false);
   cmd->add_flag("--json", options.json, "Per-node results as JSON on stdout");
   cmd->add_flag("--expand", options.expand, k_expand_help);
   cmd->add_option("--reboot-timeout", options.reboot_timeout_s, "Seconds a node may take to come back from a reboot")

@@ -2,6 +2,7 @@
 // exit code. Subcommands live in cmd_<name>.cpp and register themselves.
 
 #include "command_registry.hpp"
+#include "config_file.hpp"
 #include "exit_codes.hpp"
 
 #include <gpuctl/util/open_files.hpp>
@@ -9,6 +10,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fmt/format.h>
 #include <string>
 #include <vector>
 #include <string_view>
@@ -31,7 +33,7 @@ bool detailed_exitcode_requested(int argc, char** argv) {
 std::string unknown_command(const CLI::App& app, int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
-    if (arg == "--color") {
+    if (arg == "--color" || arg == "--config" || arg == "--state-dir" || arg == "--secrets-dir") {
       ++i;  // its value
       continue;
     }
@@ -65,6 +67,25 @@ void disable_value_checks(CLI::App& app) {
   for (auto* command : app.get_subcommands({})) disable_value_checks(*command);
 }
 
+// Whether argv sets `flag` itself (--flag VALUE or --flag=VALUE), not the configuration file.
+bool given_on_command_line(int argc, char** argv, std::string_view flag) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--") break;
+    if (arg == flag || (arg.starts_with(flag) && arg.substr(flag.size()).starts_with("="))) return true;
+  }
+  return false;
+}
+
+// --state-dir and --secrets-dir reach the library as GPUCTL_STATE_DIR and GPUCTL_SECRETS_DIR,
+// which it reads wherever it needs the directory. Precedence as admins expect it: the command
+// line, then the environment (a CI job's own state directory), then gpuctl.conf.
+void export_directory(const std::string& value, const char* variable, bool on_command_line) {
+  if (value.empty()) return;
+  const char* current = std::getenv(variable);
+  if (on_command_line || current == nullptr || *current == '\0') ::setenv(variable, value.c_str(), 1);
+}
+
 std::string did_you_mean(const CLI::App& app, const std::string& word) {
   std::vector<std::string> names;
   for (const auto* command : app.get_subcommands({})) names.push_back(command->get_name());
@@ -93,6 +114,21 @@ int main(int argc, char** argv) {
   app.add_option("--color", globals.color, "Colour: auto (a terminal, unless NO_COLOR is set), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
+  std::string state_dir, secrets_dir;
+  app.add_option("--state-dir", state_dir,
+                 "Run history, run logs and (unless --secrets-dir) secrets; default: $GPUCTL_STATE_DIR, else "
+                 "~/.local/state/gpuctl. A team's shared one: docs/configuration.md")
+      ->type_name("DIR");
+  app.add_option("--secrets-dir", secrets_dir,
+                 "The cluster secrets' store (the munge key), whatever the state directory; default: "
+                 "$GPUCTL_SECRETS_DIR, else STATE_DIR/secrets")
+      ->type_name("DIR");
+  const auto config = choose_config_file(argc, argv);
+  app.set_config("--config", config.path,
+                 fmt::format("Defaults for options, one 'name = value' a line, [command] sections "
+                             "(docs/configuration.md); default: $GPUCTL_CONFIG, else {}, if present",
+                             k_system_config_file))
+      ->type_name("FILE");
 
   int exit_code = k_exit_ok;
   add_registered_commands(app, globals, exit_code);
@@ -103,11 +139,22 @@ int main(int argc, char** argv) {
                          detailed_exitcode_requested(argc, argv) ? ExitRule::detailed : ExitRule::standard);
   }
   // CLI11 runs the top level's parse-complete callback after every option is read and checked
-  // and before any subcommand's callback: stopping there runs nothing (Success exits 0).
-  if (parse_only()) {
+  // (the configuration file included) and before any subcommand's callback: stopping there runs
+  // nothing (Success exits 0).
+  const bool only_parse = parse_only();
+  if (only_parse) {
     disable_value_checks(app);
-    app.parse_complete_callback([] { throw CLI::Success(); });
+    app.set_config("--config")->type_name("FILE");  // a documented --config FILE is the reader's
+  } else if (auto ok = check_config_file(app, config); !ok) {
+    std::fprintf(stderr, "gpuctl: %s\n", ok.error().to_string().c_str());
+    return exit_code_for(gpuctl::Verdict::invalid_input,
+                         detailed_exitcode_requested(argc, argv) ? ExitRule::detailed : ExitRule::standard);
   }
+  app.parse_complete_callback([&] {
+    if (only_parse) throw CLI::Success();
+    export_directory(state_dir, "GPUCTL_STATE_DIR", given_on_command_line(argc, argv, "--state-dir"));
+    export_directory(secrets_dir, "GPUCTL_SECRETS_DIR", given_on_command_line(argc, argv, "--secrets-dir"));
+  });
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

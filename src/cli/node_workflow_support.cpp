@@ -33,7 +33,8 @@ void add_node_workflow_options(CLI::App& command, NodeWorkflowCliOptions& option
       ->required();
   command.add_option("NODE", options.node, "The node (its name in the inventory)")->required();
   add_state_option(command, options.state);
-  command.add_flag("-y,--yes", options.yes, "Do not ask for confirmation (needed without a terminal)");
+  // Never from gpuctl.conf: a site default must not take away every run's confirmation.
+  command.add_flag("-y,--yes", options.yes, "Do not ask for confirmation (needed without a terminal)")->configurable(false);
   command.add_flag("--json", options.json, "The report as JSON on stdout");
   command.add_option("-p,--playbook", options.target.playbooks,
                      "A shipped playbook by name (gpu-node), or a file given as a path (with a / or ending in "

@@ -1,0 +1,33 @@
+#pragma once
+// gpuctl.conf: site defaults for command-line options (docs/configuration.md). CLI11 reads it
+// (`key = value` lines; `[command]` sections for a subcommand's options); gpuctl checks it
+// first, so a misspelt option or section names its file and line instead of being ignored.
+
+#include <gpuctl/core/error.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+namespace gpuctl::cli {
+
+inline constexpr const char* k_system_config_file = "/etc/gpuctl/gpuctl.conf";
+
+struct ConfigFileChoice {
+  std::string path;
+  // Named by --config or GPUCTL_CONFIG: then it must exist. The system file may be absent.
+  bool named = false;
+};
+
+// --config FILE (or --config=FILE) from argv, else $GPUCTL_CONFIG, else /etc/gpuctl/gpuctl.conf.
+ConfigFileChoice choose_config_file(int argc, char** argv);
+
+// Checks `choice` against the options of `app` and its subcommands before CLI11 reads it:
+// a regular file (links followed) of at most 64 KiB; every line blank, a comment (#, ;), a
+// `[command]` or `[command.subcommand]` section naming a command, or `name = value` naming an
+// option of that section's command that a config file may set (a long option, not --config,
+// --help or one marked not configurable like apply's --yes). Errors carry file and line and,
+// for a misspelling, the closest name. An absent file that was not named is fine.
+Result<void> check_config_file(const CLI::App& app, const ConfigFileChoice& choice);
+
+}  // namespace gpuctl::cli
