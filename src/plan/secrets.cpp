@@ -53,6 +53,16 @@ std::string replace_fix(const std::string& path) {
 Result<void> check_secret_file(const struct stat& st, const std::string& path) {
   if (!S_ISREG(st.st_mode))
     return fail(ErrorCode::validation, fmt::format("secret {} is not a regular file", path), {}, replace_fix(path));
+  // In a team's store: the team's key (0640: its members read it), whichever member made it.
+  if (const auto team = util::team_group_of(std::filesystem::path(path).parent_path().string());
+      team && st.st_gid == *team) {
+    if ((st.st_mode & 027) != 0)
+      return fail(ErrorCode::validation,
+                  fmt::format("secret {} is writable by the team or open to others (mode {:04o})", path,
+                              st.st_mode & 07777),
+                  {}, replace_fix(path));
+    return {};
+  }
   if (st.st_uid != ::geteuid())
     return fail(ErrorCode::validation,
                 fmt::format("secret {} belongs to uid {}, not to you (uid {}): gpuctl did not create it", path,
@@ -195,7 +205,9 @@ Result<std::string> load_or_create_secret(const std::string& secrets_dir, const 
   auto temp = secrets_dir + "/." + name + ".XXXXXX";
   const int fd = ::mkstemp(temp.data());  // created 0600 by mkstemp
   if (fd < 0) return fail(ErrorCode::io, fmt::format("cannot create a file in {}: {}", secrets_dir, std::strerror(errno)));
-  const bool written = ::write(fd, key->data(), key->size()) == static_cast<ssize_t>(key->size()) && ::fsync(fd) == 0;
+  // A team's store: readable by the team (the file was just made here; nothing else is chmodded).
+  const bool shared = !util::team_group_of(secrets_dir) || ::fchmod(fd, 0640) == 0;
+  const bool written = shared && ::write(fd, key->data(), key->size()) == static_cast<ssize_t>(key->size()) && ::fsync(fd) == 0;
   ::close(fd);
   if (!written) {
     ::unlink(temp.c_str());

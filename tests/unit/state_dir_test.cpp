@@ -2,6 +2,7 @@
 // are created 0700; an existing directory or database that others could write or that is not
 // the current user's is refused with the fix and left exactly as it was; no symlink is
 // followed to the database.
+#include <gpuctl/plan/secrets.hpp>
 #include <gpuctl/state/state_store.hpp>
 #include <gpuctl/util/private_dir.hpp>
 
@@ -142,6 +143,101 @@ TEST(PrivateDir, CreatesOnlyWhatIsMissingAndRefusesAFileInTheWay) {
   auto refused = util::prepare_own_directory(file, util::DirectoryRule::no_other_writers, "state directory", "x");
   ASSERT_FALSE(refused);
   EXPECT_TRUE(contains(refused.error().message, "is not a directory")) << refused.error().message;
+}
+
+}  // namespace
+}  // namespace gpuctl
+
+// A team's state directory (docs/configuration.md): setgid, group rwx, not writable by others,
+// its group one of ours. What gpuctl creates there is the team's (directories 2770, the
+// database 0660, a secret 0640); a teammate's database and key are used; anything else is
+// refused as before and left as it is.
+namespace gpuctl {
+namespace {  // the same unnamed namespace as above
+
+std::string team_dir(const TempDir& tmp, mode_t mode = 02770) {
+  const auto dir = make_dir(tmp / "team", mode);
+  EXPECT_EQ(::chown(dir.c_str(), static_cast<uid_t>(-1), ::getegid()), 0);
+  ::chmod(dir.c_str(), mode);  // chown may clear the setgid bit
+  return dir;
+}
+
+TEST(TeamStateDir, WhatGpuctlCreatesInATeamDirectoryIsTheTeams) {
+  TempDir tmp;
+  const auto dir = team_dir(tmp);
+  ASSERT_TRUE(util::team_group_of(dir));
+  auto store = state::StateStore::open(dir + "/state.db");
+  ASSERT_TRUE(store) << store.error().to_string();
+  EXPECT_EQ(mode_of(dir + "/state.db"), 0660u);
+  ASSERT_TRUE(util::prepare_own_directory(dir + "/logs", util::DirectoryRule::private_to_owner, "run log directory", ""));
+  EXPECT_EQ(mode_of(dir + "/logs"), 02770u);
+  auto key = load_or_create_secret(dir + "/secrets/lab", "munge.key");
+  ASSERT_TRUE(key) << key.error().to_string();
+  EXPECT_EQ(mode_of(dir + "/secrets"), 02770u);
+  EXPECT_EQ(mode_of(dir + "/secrets/lab"), 02770u);
+  EXPECT_EQ(mode_of(dir + "/secrets/lab/munge.key"), 0640u);
+  EXPECT_EQ(mode_of(dir), 02770u) << "the team's directory itself is never changed";
+}
+
+TEST(TeamStateDir, ATeammatesDatabaseAndKeyAreUsed) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to make files a teammate's";
+  TempDir tmp;
+  const auto dir = team_dir(tmp);
+  ASSERT_TRUE(state::StateStore::open(dir + "/state.db"));
+  auto key = load_or_create_secret(dir + "/secrets/lab", "munge.key");
+  ASSERT_TRUE(key);
+  for (const auto& path : {dir + "/state.db", dir + "/secrets", dir + "/secrets/lab", dir + "/secrets/lab/munge.key"}) {
+    const auto mode = mode_of(path);
+    ASSERT_EQ(::chown(path.c_str(), 65534, static_cast<gid_t>(-1)), 0) << path;
+    ::chmod(path.c_str(), mode);
+  }
+  auto store = state::StateStore::open(dir + "/state.db");
+  EXPECT_TRUE(store) << store.error().to_string();
+  auto again = load_or_create_secret(dir + "/secrets/lab", "munge.key");
+  ASSERT_TRUE(again) << again.error().to_string();
+  EXPECT_EQ(*again, *key);
+}
+
+TEST(TeamStateDir, WithoutSetgidOrOpenToOthersItIsNotATeamDirectory) {
+  for (const mode_t mode : {0770, 02772, 02777}) {
+    TempDir tmp;
+    const auto dir = team_dir(tmp, mode);
+    EXPECT_FALSE(util::team_group_of(dir)) << std::oct << mode;
+    auto store = state::StateStore::open(dir + "/state.db");
+    ASSERT_FALSE(store) << std::oct << mode;
+    EXPECT_TRUE(contains(store.error().message, "writable by group or others")) << store.error().message;
+    EXPECT_EQ(mode_of(dir), mode);
+    EXPECT_FALSE(fs::exists(dir + "/state.db"));
+  }
+}
+
+TEST(TeamStateDir, AGroupWeAreNotInIsNoTeamOfOurs) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give a directory another group";
+  TempDir tmp;
+  const auto dir = team_dir(tmp);
+  ASSERT_EQ(::chown(dir.c_str(), static_cast<uid_t>(-1), 65534), 0);
+  ::chmod(dir.c_str(), 02770);
+  if (util::is_team_group(65534)) GTEST_SKIP() << "this user is in group 65534";
+  EXPECT_FALSE(util::team_group_of(dir));
+  EXPECT_FALSE(state::StateStore::open(dir + "/state.db"));
+  EXPECT_FALSE(fs::exists(dir + "/state.db"));
+}
+
+TEST(TeamStateDir, ATeamFileOpenToOthersIsRefusedAndLeftAsItIs) {
+  TempDir tmp;
+  const auto dir = team_dir(tmp);
+  ASSERT_TRUE(state::StateStore::open(dir + "/state.db"));
+  ::chmod((dir + "/state.db").c_str(), 0664);
+  auto store = state::StateStore::open(dir + "/state.db");
+  ASSERT_FALSE(store);
+  EXPECT_TRUE(contains(store.error().message, "open to others")) << store.error().message;
+  EXPECT_EQ(mode_of(dir + "/state.db"), 0664u);
+  ASSERT_TRUE(load_or_create_secret(dir + "/secrets/lab", "munge.key"));
+  ::chmod((dir + "/secrets/lab/munge.key").c_str(), 0660);
+  EXPECT_FALSE(load_or_create_secret(dir + "/secrets/lab", "munge.key")) << "a key the team could rewrite";
+  ::chmod((dir + "/secrets/lab").c_str(), 02775);
+  ::chmod((dir + "/secrets/lab/munge.key").c_str(), 0640);
+  EXPECT_FALSE(load_or_create_secret(dir + "/secrets/lab", "munge.key")) << "a store others can list";
 }
 
 }  // namespace

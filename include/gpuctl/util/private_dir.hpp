@@ -6,7 +6,10 @@
 
 #include <gpuctl/core/error.hpp>
 
+#include <optional>
 #include <string>
+#include <sys/stat.h>
+#include <sys/types.h>
 #include <string_view>
 
 namespace gpuctl::util {
@@ -20,6 +23,17 @@ enum class DirectoryRule {
   // store and run logs.
   private_to_owner,
 };
+
+// A team's shared state directory (docs/configuration.md): setgid, group rwx, not writable by
+// others, and its group one of the caller's (effective or supplementary). Its members share
+// what is in it whoever created it: gpuctl creates its subdirectories there 2770, and both
+// rules below accept a team directory (private_to_owner: no access for others either).
+// Safe to accept from any owner: only a member of the group or root can give a directory
+// that group, and only they can create entries in one.
+bool is_team_mode(const struct stat& st);
+bool is_team_group(gid_t group);
+// The group of `dir` when it is a team directory (links followed).
+std::optional<gid_t> team_group_of(const std::string& dir);
 
 // Creates the missing directories of `dir` (parents included) with mkdir(0700), then checks
 // `dir` itself against `rule`. `what` names the directory in errors ("state directory");
