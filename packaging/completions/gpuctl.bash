@@ -39,8 +39,9 @@ _gpuctl() {
     --color) mapfile -t COMPREPLY < <(compgen -W "auto always never" -- "$cur"); return ;;
     --connection) mapfile -t COMPREPLY < <(compgen -W "ssh local" -- "$cur"); return ;;
     -p|--playbook) mapfile -t COMPREPLY < <(compgen -W "gpu-node head-node" -- "$cur"; compgen -f -X '!*.y*ml' -- "$cur"); return ;;
-    --templates|--out) mapfile -t COMPREPLY < <(compgen -d -- "$cur"); return ;;
-    -o|--junit|--html|--prom|--from-json) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
+    --templates) mapfile -t COMPREPLY < <(compgen -d -- "$cur"); return ;;
+    # -o/--out: plan's saved plan (a file) or render's tree (a directory); compgen -f gives both.
+    -o|--out|--junit|--html|--prom|--from-json) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
     -l|--limit|-f|--forks|-t|--timeout|--node|--reboot-timeout) return ;;
   esac
 

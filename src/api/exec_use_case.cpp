@@ -6,6 +6,8 @@
 
 #include <gpuctl/util/strings.hpp>
 
+#include <nlohmann/json.hpp>
+
 namespace gpuctl {
 
 ExecResult run_exec(const ExecRequest& request, const RunEnvironment& env,
@@ -33,6 +35,24 @@ ExecResult run_exec(const ExecRequest& request, const RunEnvironment& env,
   for (const auto& r : result.results) statuses.push_back(r.outcome.status);
   result.verdict = verdict_for_nodes(statuses, use_case::cancelled(env));
   return result;
+}
+
+std::string exec_to_json(const std::string& command, const ExecResult& result) {
+  using nlohmann::ordered_json;
+  const auto ms = [](auto duration) { return std::chrono::duration_cast<std::chrono::milliseconds>(duration).count(); };
+  ordered_json nodes = ordered_json::array();
+  for (const auto& r : result.results) {
+    ordered_json node{{"node", r.outcome.node}, {"status", exec::to_string(r.outcome.status)}};
+    node["exit_code"] = r.result ? ordered_json(r.result->exit_code) : ordered_json(nullptr);
+    node["stdout"] = r.result ? r.result->out : "";
+    node["stderr"] = r.result ? r.result->err : "";
+    node["duration_ms"] = ms(r.outcome.duration);
+    node["reason"] = r.outcome.reason;
+    nodes.push_back(std::move(node));
+  }
+  const ordered_json out{{"format_version", 1}, {"command", command}, {"elapsed_ms", ms(result.elapsed)}, {"nodes", nodes}};
+  // Command output need not be UTF-8: invalid bytes become U+FFFD rather than failing the dump.
+  return out.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace gpuctl

@@ -5,6 +5,7 @@
 #include "run_inputs.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace gpuctl {
 namespace {
@@ -52,6 +53,29 @@ HostKeysResult run_hostkeys(const HostKeysRequest& request, const RunEnvironment
   else if (unreachable) result.verdict = Verdict::nodes_unreachable;
   else if (failed) result.verdict = Verdict::nodes_failed;
   return result;
+}
+
+std::string hostkeys_to_json(HostKeyAction action, const HostKeysResult& result) {
+  using nlohmann::ordered_json;
+  ordered_json nodes = ordered_json::array();
+  for (const auto& [outcome, info] : result.nodes) {
+    ordered_json node{{"node", outcome.node}, {"status", exec::to_string(outcome.status)}, {"reason", outcome.reason}};
+    const auto text = [&](auto field) { return info ? ordered_json((*info).*field) : ordered_json(nullptr); };
+    node["host_entry"] = text(&HostKeyInfo::host_entry);
+    node["key_type"] = text(&HostKeyInfo::key_type);
+    node["fingerprint"] = text(&HostKeyInfo::fingerprint);
+    node["known_hosts"] = text(&HostKeyInfo::known_hosts_file);
+    // Lower case here; the text view shouts CHANGED.
+    const char* state = !info ? nullptr
+                        : info->state == HostKeyState::known   ? "known"
+                        : info->state == HostKeyState::unknown ? "unknown"
+                                                               : "changed";
+    node["key_state"] = state ? ordered_json(state) : ordered_json(nullptr);
+    nodes.push_back(std::move(node));
+  }
+  const ordered_json out{
+      {"format_version", 1}, {"action", action == HostKeyAction::scan ? "scan" : "accept"}, {"nodes", nodes}};
+  return out.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace gpuctl

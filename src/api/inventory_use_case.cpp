@@ -1,6 +1,7 @@
 // The inventory's use cases (api/inventory_use_case.hpp).
 #include <gpuctl/api/inventory_use_case.hpp>
 
+#include <gpuctl/plan/fold.hpp>
 #include <gpuctl/plan/program_files.hpp>
 #include <gpuctl/playbook/loader.hpp>
 #include <gpuctl/template/renderer.hpp>
@@ -12,8 +13,29 @@ namespace gpuctl {
 
 LoadResult run_validate(const std::string& path) { return load_inventory(path); }
 
-std::expected<std::string, Failure> run_inventory_show(const std::string& path, const std::string& limit, bool json,
-                                                       const RunEnvironment& env) {
+std::string describe_nodes_folded(std::span<const Node* const> nodes) {
+  std::vector<NodeText> items;
+  items.reserve(nodes.size());
+  for (const auto* node : nodes) items.push_back({node->name, node->connection.address, describe_node_settings(*node)});
+  std::string out;
+  for (const auto& group : fold_texts(items)) {
+    if (group.members.size() == 1) {
+      out += fmt::format("{}:\n{}", group.hostlist, group.text);
+      continue;
+    }
+    out += fmt::format("{} ({} nodes):\n{}", group.hostlist, group.members.size(), group.text);
+    // The addresses the <address> placeholder stands for; the names are the header's.
+    if (group.text.find(k_address_placeholder) != std::string::npos) {
+      std::vector<std::string> addresses;
+      for (const auto member : group.members) addresses.push_back(nodes[member]->connection.address);
+      out += fmt::format("  addresses: {}\n", hostlist::compress(addresses));
+    }
+  }
+  return out;
+}
+
+std::expected<std::string, Failure> run_inventory_show(const std::string& path, const std::string& limit,
+                                                       InventoryView view, const RunEnvironment& env) {
   const auto result = load_inventory(path);
   if (!result.ok()) {
     if (env.on_diagnostic)
@@ -23,7 +45,12 @@ std::expected<std::string, Failure> run_inventory_show(const std::string& path, 
   const auto& inventory = *result.inventory;
   const auto nodes = select_nodes(inventory, limit);
   if (!nodes) return std::unexpected(Failure{Verdict::invalid_input, nodes.error().to_string()});
-  return json ? inventory_to_json(inventory, *nodes) + "\n" : describe_nodes(*nodes);
+  switch (view) {
+    case InventoryView::json: return inventory_to_json(inventory, *nodes) + "\n";
+    case InventoryView::expanded: return describe_nodes(*nodes);
+    case InventoryView::folded: break;
+  }
+  return describe_nodes_folded(*nodes);
 }
 
 std::expected<std::vector<NodeFiles>, Failure> run_render(const RenderRequest& request, const RunEnvironment& env) {

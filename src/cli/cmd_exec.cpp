@@ -1,5 +1,5 @@
 // `gpuctl exec INVENTORY -- CMD...`: an ad-hoc command on many nodes in parallel, output
-// prefixed per node (`node: line`) or gathered (--gather) like `clush -b`.
+// prefixed per node (`node: line`), gathered (--gather) like `clush -b`, or as JSON (--json).
 #include "exit_codes.hpp"
 #include "run_support.hpp"
 
@@ -18,6 +18,7 @@ struct ExecCliOptions {
   std::string limit;
   int forks = exec::k_default_forks;
   bool gather = false;
+  bool json = false;
   int timeout_s = 0;  // 0: each node's command_timeout
   std::string connection;
   std::vector<std::string> command;
@@ -55,7 +56,7 @@ int run_exec_command(const ExecCliOptions& options, const GlobalOptions& globals
   const ExecRequest request{options.inventory, options.limit, options.forks, std::chrono::seconds(options.timeout_s),
                             options.connection, options.command};
   const auto result = run_exec(request, make_environment(globals), [&](const exec::ExecNodeResult& r) {
-    if (options.gather) return;
+    if (options.gather || options.json) return;
     if (r.result) {
       print_prefixed(stdout, r.outcome.node, r.result->out);
       std::fflush(stdout);
@@ -68,7 +69,8 @@ int run_exec_command(const ExecCliOptions& options, const GlobalOptions& globals
     return exit_code_for(result.verdict);
   }
   const auto& results = result.results;
-  if (options.gather) {
+  if (options.json) fmt::print("{}", exec_to_json(util::join(options.command, " "), result));
+  else if (options.gather) {
     print_gathered(results);
     for (const auto& r : results) if (!r.result) print_problem(r);
   }
@@ -89,12 +91,17 @@ void register_exec_command(CLI::App& app, GlobalOptions& globals, int& exit_code
       "exec",
       "Run a shell command on nodes in parallel\n"
       "Exit: 0 all ok, 3 a command failed, 4 a node was unreachable, 130 interrupted.\n"
-      "Example: gpuctl exec cluster.yaml --limit gpu --gather -- nvidia-smi -L");
+      "Example: gpuctl exec cluster.yaml --limit gpu --gather -- nvidia-smi -L\n"
+      "Example: gpuctl exec cluster.yaml --json -- uname -r | jq -r '.nodes[] | [.node, .stdout] | @tsv'");
   cmd->add_option("inventory", options->inventory, "Inventory file")->required()->check(CLI::ExistingFile);
   cmd->add_option("command", options->command, "Command (after --), run with sh -c")->required();
   cmd->add_option("-l,--limit", options->limit, k_limit_help);
   add_forks_option(*cmd, options->forks);
-  cmd->add_flag("-b,--gather", options->gather, "Fold nodes with identical output under one hostlist");
+  auto* gather = cmd->add_flag("-b,--gather", options->gather, "Fold nodes with identical output under one hostlist");
+  cmd->add_flag("--json", options->json,
+                "Per node (never folded): status, exit code, stdout, stderr, duration as JSON on stdout "
+                "(format_version 1, docs/output.md)")
+      ->excludes(gather);
   cmd->add_option("-t,--timeout", options->timeout_s, "Seconds per command (default: command_timeout)")
       ->check(CLI::Range(1, 86400));
   cmd->add_option("--connection", options->connection, "Override every node's connection")

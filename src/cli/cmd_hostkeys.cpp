@@ -15,6 +15,7 @@ struct HostKeysCliOptions {
   std::string limit;
   int forks = exec::k_default_forks;
   bool replace_changed = false;
+  bool json = false;
 };
 
 int run_hostkeys_command(HostKeyAction action, const HostKeysCliOptions& options, const GlobalOptions& globals) {
@@ -30,6 +31,12 @@ int run_hostkeys_command(HostKeyAction action, const HostKeysCliOptions& options
     return exit_code_for(result.verdict);
   }
   for (const auto& [outcome, info] : result.nodes) {
+    if (options.json) {
+      if (info && action == HostKeyAction::accept && info->state == HostKeyState::changed)
+        fmt::print(stderr, "WARNING: {}: replaced the recorded host key of {} with {} {} (--replace-changed)\n",
+                   info->node, info->host_entry, info->key_type, info->fingerprint);
+      continue;
+    }
     if (!info) {
       fmt::print(stderr, "{}: {}: {}\n", outcome.node, exec::to_string(outcome.status), outcome.reason);
       continue;
@@ -45,6 +52,7 @@ int run_hostkeys_command(HostKeyAction action, const HostKeysCliOptions& options
     }
     fmt::print("{}\t{}\t{}\t{}\t{}\n", info->node, info->host_entry, info->key_type, info->fingerprint, verdict);
   }
+  if (options.json) fmt::print("{}", hostkeys_to_json(action, result));
   return exit_code_for(result.verdict);
 }
 
@@ -67,6 +75,9 @@ void register_hostkeys_command(CLI::App& app, GlobalOptions& globals, int& exit_
     sub->add_option("inventory", options->inventory, "Inventory file")->required()->check(CLI::ExistingFile);
     sub->add_option("-l,--limit", options->limit, k_limit_help);
     add_forks_option(*sub, options->forks);
+    sub->add_flag("--json", options->json,
+                  "Per node: status, host entry, key type, fingerprint, known_hosts file and what it said, as JSON on "
+                  "stdout (format_version 1, docs/output.md)");
     if (action == HostKeyAction::accept)
       sub->add_flag("--replace-changed", options->replace_changed,
                     "Replace a CHANGED key (only after checking the new fingerprint out of band)");

@@ -1,6 +1,6 @@
-// `gpuctl report RUN`: the verify report of a past run, from the run history: the table on
-// stdout, and the same HTML, JSON, JUnit and Prometheus files `gpuctl verify` writes. Contacts
-// no node.
+// `gpuctl report RUN`: the verify report of a past run, from the run history: the table (or
+// with --json the JSON of `verify --json`) on stdout, and the same HTML, JUnit and Prometheus
+// files `gpuctl verify` writes. Contacts no node.
 #include "exit_codes.hpp"
 #include "local_files.hpp"
 #include "run_support.hpp"
@@ -21,7 +21,7 @@ struct ReportCliOptions {
   StateCliOptions state;
   std::string run;
   std::string html;
-  std::string json;
+  bool json = false;
   std::string junit;
   std::string prom;
   bool expand = false;
@@ -45,7 +45,6 @@ int run_report_command(const ReportCliOptions& options) {
     else if (!result->groups_note.empty()) fmt::print(stderr, "gpuctl: note: {}\n", result->groups_note);
     files.emplace_back(options.html, render_verify_html(report.outcomes, info));
   }
-  if (!options.json.empty()) files.emplace_back(options.json, verify_to_json(report.outcomes));
   if (!options.junit.empty()) files.emplace_back(options.junit, verify_to_junit(report.outcomes));
   if (!options.prom.empty())
     files.emplace_back(options.prom, verify_to_prometheus(report.outcomes, unix_time_of(when).value_or(std::time(nullptr))));
@@ -54,6 +53,10 @@ int run_report_command(const ReportCliOptions& options) {
       fmt::print(stderr, "gpuctl: {}\n", written.error().to_string());
       return k_exit_error;
     }
+  if (options.json) {
+    fmt::print("{}", verify_to_json(report.outcomes));
+    return k_exit_ok;
+  }
   fmt::print("Run {}: {} ({}), {} by {}\n\n{}", run.id, run.command, to_string(run.status), when, run.process.who,
              render_verify_table(report.outcomes, {options.expand}));
   return k_exit_ok;
@@ -63,17 +66,21 @@ void register_report_command(CLI::App& app, GlobalOptions&, int& exit_code) {
   static ReportCliOptions options;
   auto* cmd = app.add_subcommand(
       "report",
-      "Render the verify report of a recorded run again, from the run history (no node is contacted): the table on "
-      "stdout, and HTML, JSON, JUnit or Prometheus files like verify writes. RUN is a run id from gpuctl history, "
-      "or 'last' for the newest run with check results.\n"
+      "Render the verify report of a recorded run again, from the run history (no node is contacted): the table "
+      "(or --json) on stdout, and HTML, JUnit or Prometheus files like verify writes. RUN is a run id from gpuctl "
+      "history, or 'last' for the newest run with check results.\n"
       "Exit codes: 0 rendered, 1 no such run or it recorded no check results, 2 RUN is neither a number nor last.\n"
-      "Example: gpuctl report last --html verify.html");
+      "Example: gpuctl report last --html verify.html\n"
+      "Example: gpuctl report 42 --json > verify-42.json");
   add_state_option(*cmd, options.state);
   cmd->add_option("RUN", options.run, "Run id (from gpuctl history) or 'last'")->required();
-  cmd->add_option("--html", options.html, "Write a self-contained HTML report (nodes x checks grid)");
-  cmd->add_option("--json", options.json, "Write the results as JSON (the format of verify --json)");
-  cmd->add_option("--junit", options.junit, "Write JUnit XML");
-  cmd->add_option("--prom", options.prom, "Write node_exporter textfile-collector metrics (timestamp: the run's end)");
+  cmd->add_option("--html", options.html, "Also write a self-contained HTML report (nodes x checks grid)");
+  cmd->add_flag("--json", options.json,
+                "The results as JSON on stdout instead of the table (the format of verify --json; to keep a file, "
+                "redirect: > FILE)");
+  cmd->add_option("--junit", options.junit, "Also write JUnit XML");
+  cmd->add_option("--prom", options.prom,
+                  "Also write node_exporter textfile-collector metrics (timestamp: the run's end)");
   cmd->add_flag("--expand", options.expand, "One row per node and one line per node's failure (as verify --expand)");
   cmd->callback([&] { exit_code = run_report_command(options); });
 }

@@ -34,9 +34,10 @@ inline constexpr const char* k_limit_help =
     "Only these nodes: comma-separated hostlists and group names, 'all', '@group'; a term after '!' excludes "
     "(quote it: --limit 'all,!gpu07')";
 
-// What --expand does, the same on every command that prints a plan (plan/fold.hpp).
+// What --expand does, the same on every command that folds nodes for people (plan/fold.hpp):
+// plan, apply, show, inventory.
 inline constexpr const char* k_expand_help =
-    "One block per node. By default nodes whose changes read the same fold into one block headed by their "
+    "One block per node. By default nodes whose output reads the same fold into one block headed by their "
     "hostlist, with <node> and <address> where only their own name or address differs";
 
 // The option that turns on that rule; main() looks for it in argv before parsing, since a

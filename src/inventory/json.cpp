@@ -102,31 +102,34 @@ std::string inventory_to_json(const Inventory& inventory, std::span<const Node* 
   return out.dump(2, ' ', false, ordered_json::error_handler_t::replace);
 }
 
+std::string describe_node_settings(const Node& node) {
+  std::string out;
+  const auto& c = node.connection;
+  out += fmt::format("  groups: {}\n", node.groups.empty() ? "-" : util::join(node.groups, ","));
+  if (c.kind == ConnectionKind::local)
+    out += "  connection: local\n";
+  else
+    out += fmt::format("  connection: ssh {}@{}:{} (become: {}, host_key_checking: {}, connect_timeout: {}s, "
+                       "command_timeout: {}s{}{})\n",
+                       c.user, c.address, c.port, c.become, c.host_key_policy == HostKeyPolicy::strict ? "strict" : "accept-new",
+                       c.connect_timeout_s, c.command_timeout_s,
+                       c.identity_file.empty() ? "" : ", identity_file: " + c.identity_file,
+                       c.known_hosts_file.empty() ? "" : ", known_hosts: " + c.known_hosts_file);
+  if (node.gpu.count > 0)
+    out += fmt::format("  gpu: {}x {}{}\n", node.gpu.count, node.gpu.model,
+                       node.gpu.power_watts ? fmt::format(", {} W each", *node.gpu.power_watts) : "");
+  else
+    out += "  gpu: none\n";
+  if (!node.ib_hcas.empty()) out += fmt::format("  ib_hcas: {}\n", util::join(node.ib_hcas, ","));
+  if (!node.rack.empty()) out += fmt::format("  rack: {}\n", node.rack);
+  if (node.pdu_capacity_watts) out += fmt::format("  pdu_capacity_watts: {}\n", *node.pdu_capacity_watts);
+  for (const auto& [key, value] : node.labels) out += fmt::format("  label {}: {}\n", key, value);
+  return out;
+}
+
 std::string describe_nodes(std::span<const Node* const> nodes) {
   std::string out;
-  for (const auto* node : nodes) {
-    const auto& c = node->connection;
-    out += node->name + ":\n";
-    out += fmt::format("  groups: {}\n", node->groups.empty() ? "-" : util::join(node->groups, ","));
-    if (c.kind == ConnectionKind::local)
-      out += "  connection: local\n";
-    else
-      out += fmt::format("  connection: ssh {}@{}:{} (become: {}, host_key_checking: {}, connect_timeout: {}s, "
-                         "command_timeout: {}s{}{})\n",
-                         c.user, c.address, c.port, c.become, c.host_key_policy == HostKeyPolicy::strict ? "strict" : "accept-new",
-                         c.connect_timeout_s, c.command_timeout_s,
-                         c.identity_file.empty() ? "" : ", identity_file: " + c.identity_file,
-                         c.known_hosts_file.empty() ? "" : ", known_hosts: " + c.known_hosts_file);
-    if (node->gpu.count > 0)
-      out += fmt::format("  gpu: {}x {}{}\n", node->gpu.count, node->gpu.model,
-                         node->gpu.power_watts ? fmt::format(", {} W each", *node->gpu.power_watts) : "");
-    else
-      out += "  gpu: none\n";
-    if (!node->ib_hcas.empty()) out += fmt::format("  ib_hcas: {}\n", util::join(node->ib_hcas, ","));
-    if (!node->rack.empty()) out += fmt::format("  rack: {}\n", node->rack);
-    if (node->pdu_capacity_watts) out += fmt::format("  pdu_capacity_watts: {}\n", *node->pdu_capacity_watts);
-    for (const auto& [key, value] : node->labels) out += fmt::format("  label {}: {}\n", key, value);
-  }
+  for (const auto* node : nodes) out += node->name + ":\n" + describe_node_settings(*node);
   return out;
 }
 

@@ -28,24 +28,43 @@ std::string gpu_architecture(std::string_view model) {
 
 void lint_inventory(const Resolved& resolved, const RawInventory& raw, Decoder& d) {
   const auto& inv = resolved.inventory;
-  auto node_pos = [&](const std::string& name) { return resolved.node_pos.at(name); };
   std::unordered_map<std::string_view, const Node*> by_name;  // a partition may name every node
   for (const auto& node : inv.nodes) by_name.emplace(node.name, &node);
 
+  // Each warning points at the value it is about (the `model:` of gpu, wherever it won
+  // precedence: defaults, a group's vars or the host), not at the node's `hosts:` line.
+  const auto source_of = [&](std::size_t n) -> const ValueSources& { return resolved.sources.at(n); };
+
   // One warning per unknown model, naming its hosts by hostlist: 512 nodes of a model gpuctl
-  // does not know are one line, not 512. At the first such host's position.
-  std::vector<std::pair<std::string, std::vector<std::string>>> unknown_models;  // in inventory order
-  for (const auto& node : inv.nodes) {
+  // does not know are one line, not 512. At the model's first declaration (in node order); a
+  // model written in more places names the other lines.
+  struct UnknownModel {
+    std::string model;
+    std::vector<std::string> hosts;
+    std::vector<Pos> places;  // distinct, in node order
+  };
+  std::vector<UnknownModel> unknown_models;  // in inventory order
+  for (std::size_t n = 0; n < inv.nodes.size(); ++n) {
+    const auto& node = inv.nodes[n];
     if (node.gpu.count == 0 || !gpu_architecture(node.gpu.model).empty()) continue;
-    auto it = std::ranges::find(unknown_models, node.gpu.model, &std::pair<std::string, std::vector<std::string>>::first);
-    if (it == unknown_models.end()) it = unknown_models.insert(unknown_models.end(), {node.gpu.model, {}});
-    it->second.push_back(node.name);
+    auto it = std::ranges::find(unknown_models, node.gpu.model, &UnknownModel::model);
+    if (it == unknown_models.end()) it = unknown_models.insert(unknown_models.end(), {node.gpu.model, {}, {}});
+    it->hosts.push_back(node.name);
+    const auto place = source_of(n).gpu_model;
+    if (std::ranges::none_of(it->places, [&](const Pos& p) { return p.line == place.line && p.column == place.column; }))
+      it->places.push_back(place);
   }
-  for (const auto& [model, hosts] : unknown_models) {
-    const auto pos = node_pos(hosts.front());
-    d.warning_at(pos.line, pos.column,
-                 fmt::format("host{} '{}': unknown GPU model '{}', architecture checks skipped", hosts.size() == 1 ? "" : "s",
-                             hostlist::compress(hosts), model),
+  for (const auto& [model, hosts, places] : unknown_models) {
+    std::string also;
+    if (places.size() > 1) {
+      std::vector<std::string> lines;
+      for (std::size_t i = 1; i < places.size() && i <= 5; ++i) lines.push_back(std::to_string(places[i].line));
+      also = fmt::format(" (also declared at line{} {}{})", places.size() == 2 ? "" : "s", util::join(lines, ", "),
+                         places.size() > 6 ? fmt::format(" and {} more", places.size() - 6) : "");
+    }
+    d.warning_at(places.front().line, places.front().column,
+                 fmt::format("host{} '{}': unknown GPU model '{}', architecture checks skipped{}",
+                             hosts.size() == 1 ? "" : "s", hostlist::compress(hosts), model, also),
                  "known: V100, A100, A30, A10, A40, H100, H200, GH200, B200, GB200, L40, L40S, L4");
   }
 
@@ -76,41 +95,55 @@ void lint_inventory(const Resolved& resolved, const RawInventory& raw, Decoder& 
     }
   }
 
-  // PDU headroom: keep 20% of each rack's PDU capacity free.
+  // PDU headroom: keep 20% of each rack's PDU capacity free. The capacity used is the smallest
+  // its nodes give; the warning points at that `pdu_capacity_watts` value.
+  struct Capacity {
+    int watts = 0;
+    Pos pos;
+    std::vector<std::string> hosts;
+  };
   struct Rack {
     long watts = 0;
-    std::optional<int> capacity;
-    std::string first_node;
+    std::vector<Capacity> capacities;  // distinct declarations, in node order
   };
   std::map<std::string, Rack> racks;
   std::vector<std::string> order;
-  for (const auto& node : inv.nodes) {
+  for (std::size_t n = 0; n < inv.nodes.size(); ++n) {
+    const auto& node = inv.nodes[n];
     if (node.rack.empty()) continue;
     auto [it, inserted] = racks.try_emplace(node.rack);
     auto& rack = it->second;
-    if (inserted) order.push_back(node.rack), rack.first_node = node.name;
+    if (inserted) order.push_back(node.rack);
     if (node.gpu.power_watts) rack.watts += static_cast<long>(node.gpu.count) * *node.gpu.power_watts;
-    if (node.pdu_capacity_watts) {
-      if (rack.capacity && *rack.capacity != *node.pdu_capacity_watts) {
-        const auto pos = node_pos(node.name);
-        d.warning_at(pos.line, pos.column,
-                     fmt::format("rack '{}': host '{}' gives pdu_capacity_watts {}, others {}", node.rack, node.name,
-                                 *node.pdu_capacity_watts, *rack.capacity),
-                     "using the smallest");
-      }
-      rack.capacity = std::min(rack.capacity.value_or(*node.pdu_capacity_watts), *node.pdu_capacity_watts);
-    }
+    if (!node.pdu_capacity_watts) continue;
+    const auto pos = source_of(n).pdu_capacity_watts;
+    auto same = std::ranges::find_if(rack.capacities, [&](const Capacity& c) {
+      return c.watts == *node.pdu_capacity_watts && c.pos.line == pos.line && c.pos.column == pos.column;
+    });
+    if (same == rack.capacities.end()) same = rack.capacities.insert(rack.capacities.end(), {*node.pdu_capacity_watts, pos, {}});
+    same->hosts.push_back(node.name);
   }
   for (const auto& name : order) {
     const auto& rack = racks[name];
-    if (!rack.capacity || rack.watts == 0) continue;
-    if (rack.watts * 10 > static_cast<long>(*rack.capacity) * 8) {
-      const auto pos = node_pos(rack.first_node);
-      d.warning_at(pos.line, pos.column,
+    if (rack.capacities.empty()) continue;
+    // Nodes of one rack giving another capacity than the rack's first: one warning per such value.
+    const auto& first = rack.capacities.front();
+    for (const auto& other : rack.capacities)
+      if (other.watts != first.watts)
+        d.warning_at(other.pos.line, other.pos.column,
+                     fmt::format("rack '{}': host{} '{}' give{} pdu_capacity_watts {}, host{} '{}' {}", name,
+                                 other.hosts.size() == 1 ? "" : "s", hostlist::compress(other.hosts),
+                                 other.hosts.size() == 1 ? "s" : "", other.watts, first.hosts.size() == 1 ? "" : "s",
+                                 hostlist::compress(first.hosts), first.watts),
+                     "using the smallest");
+    const auto smallest = std::ranges::min_element(rack.capacities, {}, &Capacity::watts);
+    const long capacity = smallest->watts;
+    if (rack.watts == 0) continue;
+    if (rack.watts * 10 > capacity * 8)
+      d.warning_at(smallest->pos.line, smallest->pos.column,
                    fmt::format("rack '{}' draws {} W of GPU power, over 80% of its PDU capacity {} W ({}%)", name,
-                               rack.watts, *rack.capacity, rack.watts * 100 / *rack.capacity),
+                               rack.watts, capacity, rack.watts * 100 / capacity),
                    "keep 20% headroom: move nodes or cap GPU power");
-    }
   }
 }
 

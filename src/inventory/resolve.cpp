@@ -14,7 +14,7 @@ namespace gpuctl::inventory_detail {
 namespace {
 
 // Overlays one level of settings (defaults, a group, a host) on what lower levels gave.
-void overlay(const RawSettings& s, Node& node, std::map<std::string, Pos>& address_pos) {
+void overlay(const RawSettings& s, Node& node, std::map<std::string, Pos>& address_pos, ValueSources& sources) {
   auto& c = node.connection;
   if (s.address.value) c.address = *s.address.value, address_pos[node.name] = s.address.pos;
   if (s.port.value) c.port = *s.port.value;
@@ -27,9 +27,9 @@ void overlay(const RawSettings& s, Node& node, std::map<std::string, Pos>& addre
   if (s.command_timeout.value) c.command_timeout_s = *s.command_timeout.value;
   if (s.connection.value) c.kind = *s.connection.value;
   // gpu and labels merge key by key, so a host can change only its GPU count.
-  if (s.gpu_model.value) node.gpu.model = *s.gpu_model.value;
-  if (s.gpu_count.value) node.gpu.count = *s.gpu_count.value;
-  if (s.gpu_power_watts.value) node.gpu.power_watts = *s.gpu_power_watts.value;
+  if (s.gpu_model.value) node.gpu.model = *s.gpu_model.value, sources.gpu_model = s.gpu_model.pos;
+  if (s.gpu_count.value) node.gpu.count = *s.gpu_count.value, sources.gpu_count = s.gpu_count.pos;
+  if (s.gpu_power_watts.value) node.gpu.power_watts = *s.gpu_power_watts.value, sources.gpu_power_watts = s.gpu_power_watts.pos;
   if (s.nvlink_connection.value || s.nvlink_links_per_gpu.value || s.nvlink_min_link_speed.value) {
     auto& nvlink = node.gpu.nvlink ? *node.gpu.nvlink : node.gpu.nvlink.emplace();
     if (s.nvlink_connection.value) nvlink.connection = *s.nvlink_connection.value;
@@ -44,8 +44,9 @@ void overlay(const RawSettings& s, Node& node, std::map<std::string, Pos>& addre
     if (s.nccl_iterations.value) nccl.iterations = *s.nccl_iterations.value;
   }
   if (s.ib_hcas.value) node.ib_hcas = *s.ib_hcas.value;
-  if (s.rack.value) node.rack = *s.rack.value;
-  if (s.pdu_capacity_watts.value) node.pdu_capacity_watts = *s.pdu_capacity_watts.value;
+  if (s.rack.value) node.rack = *s.rack.value, sources.rack = s.rack.pos;
+  if (s.pdu_capacity_watts.value)
+    node.pdu_capacity_watts = *s.pdu_capacity_watts.value, sources.pdu_capacity_watts = s.pdu_capacity_watts.pos;
   for (const auto& [key, field] : s.labels) node.labels[key] = *field.value;
 }
 
@@ -145,14 +146,18 @@ Resolved resolve_inventory(const RawInventory& raw, Decoder& d) {
   for (const auto& h : raw.hosts) host_entry.try_emplace(h.name, &h);
 
   std::map<std::string, Pos> address_pos;
-  for (auto& node : inv.nodes) {
-    overlay(raw.defaults, node, address_pos);
+  out.sources.resize(inv.nodes.size());
+  for (std::size_t n = 0; n < inv.nodes.size(); ++n) {
+    auto& node = inv.nodes[n];
+    auto& sources = out.sources[n];
+    overlay(raw.defaults, node, address_pos, sources);
     if (const auto it = groups_of.find(node.name); it != groups_of.end())
       for (const auto i : it->second) {
         node.groups.push_back(raw.groups[i].name);
-        overlay(raw.groups[i].vars, node, address_pos);
+        overlay(raw.groups[i].vars, node, address_pos, sources);
       }
-    if (const auto it = host_entry.find(node.name); it != host_entry.end()) overlay(it->second->settings, node, address_pos);
+    if (const auto it = host_entry.find(node.name); it != host_entry.end())
+      overlay(it->second->settings, node, address_pos, sources);
   }
 
   std::map<std::pair<std::string, int>, std::string> by_address;

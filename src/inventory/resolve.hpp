@@ -5,12 +5,21 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace gpuctl::inventory_detail {
+
+// Where a node's resolved value was written: the YAML value that won precedence (defaults, a
+// group's vars or the host's entry); line 0 when no level sets it. For lint warnings, which
+// point at the value they are about.
+struct ValueSources {
+  Pos gpu_model, gpu_count, gpu_power_watts, rack, pdu_capacity_watts;
+};
 
 struct Resolved {
   Inventory inventory;
   std::map<std::string, Pos> node_pos;  // where each node was first declared
+  std::vector<ValueSources> sources;    // parallel to inventory.nodes
 };
 
 // Applies defaults < group vars (file order) < host; checks names, duplicate hosts and

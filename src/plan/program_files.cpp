@@ -10,7 +10,7 @@ std::vector<RenderedFile> program_files(const NodeProgram& program) {
       if (resolved.resource.kind != ResourceKind::file) continue;
       const auto& file = resolved.resource.file;
       files.push_back(RenderedFile{file.template_name, file.path, resolved.secret ? std::string{} : resolved.content,
-                                   file.mode, resolved.secret});
+                                   file.mode, resolved.secret, file.owner, file.group});
     }
   return files;
 }

@@ -4,6 +4,7 @@
 #include <gpuctl/template/render_tree.hpp>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -51,7 +52,8 @@ std::string format_node_files(const std::vector<NodeFiles>& rendered, bool expan
     for (const auto& file : node.files) {
       const auto same = [&](const Distinct& d) {
         return d.file->path == file.path && d.file->template_name == file.template_name && d.file->mode == file.mode &&
-               d.file->secret == file.secret && d.file->content == file.content;
+               d.file->owner == file.owner && d.file->group == file.group && d.file->secret == file.secret &&
+               d.file->content == file.content;
       };
       if (auto it = std::ranges::find_if(files, same); it != files.end()) it->nodes.push_back(node.node);
       else files.push_back({&file, {node.node}});
@@ -60,6 +62,28 @@ std::string format_node_files(const std::vector<NodeFiles>& rendered, bool expan
   for (const auto& d : files) append_file(out, hostlist::compress(d.nodes), *d.file);
   if (!without_files.empty()) out += fmt::format("==> {}: no files\n", hostlist::compress(without_files));
   return out;
+}
+
+std::string node_files_to_json(const std::vector<NodeFiles>& rendered) {
+  using nlohmann::ordered_json;
+  ordered_json nodes = ordered_json::array();
+  for (const auto& node : rendered) {
+    ordered_json files = ordered_json::array();
+    for (const auto& file : node.files) {
+      ordered_json entry{{"path", file.path},
+                         {"template", file.template_name},
+                         {"mode", fmt::format("{:04o}", file.mode)},
+                         {"owner", file.owner},
+                         {"group", file.group},
+                         {"secret", file.secret}};
+      // Never a secret's content, even were a caller to hand one in.
+      entry["content"] = file.secret ? ordered_json(nullptr) : ordered_json(file.content);
+      files.push_back(std::move(entry));
+    }
+    nodes.push_back(ordered_json{{"node", node.node}, {"files", std::move(files)}});
+  }
+  const ordered_json out{{"format_version", 1}, {"nodes", std::move(nodes)}};
+  return out.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
 }
 
 namespace {

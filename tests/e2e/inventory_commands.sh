@@ -5,6 +5,8 @@ set -u
 example="$GPUCTL_SOURCE_DIR/docs/examples/cluster.yaml"
 data="$GPUCTL_SOURCE_DIR/tests/data/inventories"
 failures=0
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
 check() {  # check NAME EXPECTED ACTUAL
   if [[ "$2" != "$3" ]]; then
     echo "FAIL: $1"; echo "  want: $2"; echo "  got:  $3"; failures=$((failures + 1))
@@ -25,8 +27,24 @@ err=$("$GPUCTL" validate "$data/bad/version-float.yaml" 2>&1 >/dev/null); check 
 json=$("$GPUCTL" validate --json "$data/bad/duplicate-key.yaml"); check "validate --json exits 2" 2 $?
 [[ "$json" == *'"valid": false'* && "$json" == *'"line": 5'* ]] || { echo "FAIL: json: $json"; failures=$((failures + 1)); }
 
-nodes=$("$GPUCTL" inventory "$example" --limit 'head,gpu0[1-2]' | grep -c '^[a-z0-9]*:$')
-check "inventory --limit selects 3 nodes" 3 "$nodes"
+nodes=$("$GPUCTL" inventory "$example" --limit 'head,gpu0[1-2]' --expand | grep -c '^[a-z0-9]*:$')
+check "inventory --limit --expand: 3 node blocks" 3 "$nodes"
+# Folded by default: the GPU nodes of one rack differ only by their name and address, so one block per rack.
+folded=$("$GPUCTL" inventory "$example")
+check "inventory folds 9 nodes into 3 blocks" "head01:,gpu[01-04] (4 nodes):,gpu[05-08] (4 nodes):" \
+  "$(grep -v '^ ' <<<"$folded" | paste -sd,)"
+check "folded address" 2 "$(grep -c '^  connection: ssh root@<address>:22 ' <<<"$folded")"
+check "folded addresses lines" "  addresses: 10.10.1.[1-4],  addresses: 10.10.1.[5-8]" "$(grep '^  addresses:' <<<"$folded" | paste -sd,)"
+check "a single node keeps its address" 1 "$(grep -c '^  connection: ssh root@10.10.0.1:22 ' <<<"$folded")"
+check "expanded view has every node" 9 "$("$GPUCTL" inventory "$example" --expand | grep -c '^[a-z0-9]*:$')"
+# A node that differs in anything else gets its own block.
+sed 's/^  gpu03: {address: 10.10.1.3, rack: r1}$/  gpu03: {address: 10.10.1.3, rack: r9}/' "$example" >"$work/rack.yaml"
+grep -q 'rack: r9' "$work/rack.yaml" || { echo "FAIL: the test's sed did not change gpu03"; failures=$((failures + 1)); }
+check "a different rack splits the fold" "head01:,gpu[01-02,04] (3 nodes):,gpu03:,gpu[05-08] (4 nodes):" \
+  "$("$GPUCTL" inventory "$work/rack.yaml" | grep -v '^ ' | paste -sd,)"
+"$GPUCTL" inventory "$example" --json | python3 -c 'import json,sys; assert len(json.load(sys.stdin)["nodes"]) == 9'
+check "inventory --json stays per node" 0 $?
+"$GPUCTL" inventory "$example" --json --expand >/dev/null 2>&1; check "--json with --expand is a usage error" 2 $?
 "$GPUCTL" inventory "$example" --limit gpo >/dev/null 2>&1; check "unknown --limit exits 2" 2 $?
 "$GPUCTL" inventory "$example" --json | grep -q '"digest"'; check "inventory --json has a digest" 0 $?
 

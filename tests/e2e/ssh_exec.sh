@@ -51,6 +51,32 @@ out=$("$GPUCTL" exec "$INV" --gather -- echo same 2>"$SANDBOX/err")
 expect_contains "$out" "e2e[01-03] (3)" "gather (stderr: $(cat "$SANDBOX/err"))"
 [[ $(grep -c '^same$' <<<"$out") -eq 1 ]] || die "gathered output must appear once:\n$out"
 
+echo "== --json: per node (never folded) name, status, exit code, stdout, stderr, duration; same exit code"
+set +e
+"$GPUCTL" exec "$INV" --json -- 'set -- $SSH_CONNECTION; echo same; echo "err of $3" >&2; [ "$3" != 127.0.0.3 ] || exit 7' \
+  >"$SANDBOX/exec.json" 2>"$SANDBOX/err"; rc=$?
+set -e
+[[ $rc -eq 3 ]] || die "exec --json with one failing node must exit 3, got $rc: $(cat "$SANDBOX/err")"
+python3 - "$SANDBOX/exec.json" <<'PY' || die "exec --json: $(cat "$SANDBOX/exec.json")"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["format_version"] == 1, doc
+assert doc["command"].startswith("set -- $SSH_CONNECTION; echo same;"), doc["command"]
+assert isinstance(doc["elapsed_ms"], int)
+nodes = {n["node"]: n for n in doc["nodes"]}
+assert [n["node"] for n in doc["nodes"]] == ["e2e01", "e2e02", "e2e03"], doc["nodes"]
+for name in ("e2e01", "e2e03"):
+    n = nodes[name]
+    assert (n["status"], n["exit_code"], n["stdout"]) == ("ok", 0, "same\n"), n
+    assert n["stderr"].startswith("err of 127.0.0."), n
+    assert isinstance(n["duration_ms"], int) and n["duration_ms"] >= 0, n
+failed = nodes["e2e02"]
+assert (failed["status"], failed["exit_code"], failed["stdout"]) == ("failed", 7, "same\n"), failed
+assert "exit code 7" in failed["reason"], failed
+PY
+rc=0; "$GPUCTL" exec "$INV" --json --gather -- true >/dev/null 2>&1 || rc=$?
+[[ $rc -eq 2 ]] || die "--json with --gather must be a usage error (2), got $rc"
+
 echo "== unreachable and hanging nodes are isolated and bounded by the timeout"
 start_hang_listener 127.0.0.6 "$SSHD_PORT"
 write_inventory "$INV" strict e2e01=127.0.0.2 e2e02=127.0.0.3 e2e03=127.0.0.4 dead=127.0.0.5 hang=127.0.0.6

@@ -25,6 +25,19 @@ echo "== hostkeys scan reports unknown keys with type and fingerprint (exit 3)"
 run hostkeys scan "$INV"
 [[ $rc -eq 3 ]] || die "scan with unknown keys must exit 3, got $rc: $err"
 expect_contains "$out" "k01	[127.0.0.2]:$SSHD_PORT	ssh-ed25519	$HOST_FINGERPRINT	unknown" scan
+run hostkeys scan "$INV" --json --forks 1
+[[ $rc -eq 3 ]] || die "scan --json must exit as scan does (3), got $rc: $err"
+python3 - "$SSHD_PORT" "$HOST_FINGERPRINT" "$KH" <<PY || die "hostkeys scan --json: $out"
+import json, sys
+port, fingerprint, known_hosts = sys.argv[1:]
+doc = json.loads("""$out""")
+assert (doc["format_version"], doc["action"]) == (1, "scan"), doc
+k01 = doc["nodes"][0]
+assert k01["node"] == "k01" and k01["status"] == "failed", k01
+assert k01["host_entry"] == f"[127.0.0.2]:{port}" and k01["key_type"] == "ssh-ed25519", k01
+assert k01["fingerprint"] == fingerprint and k01["key_state"] == "unknown", k01
+assert k01["known_hosts"] == known_hosts, k01
+PY
 
 echo "== accept-new records an unknown key and runs"
 write_inventory "$INV" accept-new k01=127.0.0.2 k02=127.0.0.3

@@ -105,8 +105,12 @@ write_local_inventory "$work/local.yaml" e2e-report 'n1'
 rc=0
 "$GPUCTL" verify "$work/local.yaml" --no-progress --json >"$work/live.json" 2>"$work/live.err" || rc=$?
 [ "$rc" = 3 ] || fail "local verify exited $rc, expected 3 (no GPUs here): $(tail -5 "$work/live.err")"
-"$GPUCTL" report last --html "$work/run.html" --json "$work/run.json" --junit "$work/run.xml" >"$work/run.txt" 2>&1 ||
+"$GPUCTL" report last --html "$work/run.html" --junit "$work/run.xml" >"$work/run.txt" 2>&1 ||
   fail "report last: $(cat "$work/run.txt")"
+# --json is a flag, as on verify: the JSON on stdout instead of the table (the old file form is refused).
+"$GPUCTL" report last --json >"$work/run.json" 2>"$work/run-json.err" || fail "report last --json: $(cat "$work/run-json.err")"
+rc=0; "$GPUCTL" report last --json "$work/other.json" >/dev/null 2>&1 || rc=$?
+[ "$rc" = 2 ] && [ ! -e "$work/other.json" ] || fail "report last --json FILE: rc $rc, expected a usage error (2)"
 run_id=$(sed -n 's/^Run \([0-9][0-9]*\): verify (failed), .*/\1/p' "$work/run.txt")
 [ -n "$run_id" ] || fail "report printed no 'Run N: verify (failed)' line: $(head -3 "$work/run.txt")"
 cmp -s "$work/live.json" "$work/run.json" || fail "the recorded report differs from the live verify:

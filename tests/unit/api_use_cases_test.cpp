@@ -17,6 +17,7 @@
 #include "temp_dir.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 
 namespace gpuctl {
@@ -423,6 +424,16 @@ TEST_F(UseCases, HostKeysScanFailsOnAnUnknownKeyAndUnreachableWins) {
   EXPECT_EQ(result.verdict, Verdict::nodes_failed);
   EXPECT_EQ(result.nodes[0].outcome.status, exec::NodeStatus::ok);
   EXPECT_EQ(result.nodes[1].outcome.status, exec::NodeStatus::failed);
+  // --json: one entry per node, the key's fields and what known_hosts said.
+  const auto scanned = nlohmann::json::parse(hostkeys_to_json(HostKeyAction::scan, result));
+  EXPECT_EQ(scanned["format_version"], 1);
+  EXPECT_EQ(scanned["action"], "scan");
+  ASSERT_EQ(scanned["nodes"].size(), 2u);
+  EXPECT_EQ(scanned["nodes"][0]["node"], "gpu01");
+  EXPECT_EQ(scanned["nodes"][0]["status"], "ok");
+  EXPECT_EQ(scanned["nodes"][0]["key_state"], "known");
+  EXPECT_EQ(scanned["nodes"][1]["status"], "failed");
+  EXPECT_EQ(scanned["nodes"][1]["key_state"], "unknown");
 
   request.action = HostKeyAction::accept;
   EXPECT_EQ(run_hostkeys(request, env()).verdict, Verdict::ok);  // recording an unknown key is the point
@@ -435,6 +446,13 @@ TEST_F(UseCases, HostKeysScanFailsOnAnUnknownKeyAndUnreachableWins) {
   EXPECT_EQ(result.verdict, Verdict::nodes_unreachable);
   EXPECT_EQ(result.nodes[0].outcome.status, exec::NodeStatus::failed);
   EXPECT_FALSE(result.nodes[0].info);
+  // A node that did not answer has null key fields and its reason.
+  const auto refused = nlohmann::json::parse(hostkeys_to_json(HostKeyAction::accept, result));
+  EXPECT_EQ(refused["action"], "accept");
+  EXPECT_TRUE(refused["nodes"][0]["fingerprint"].is_null());
+  EXPECT_TRUE(refused["nodes"][0]["key_state"].is_null());
+  EXPECT_NE(refused["nodes"][0]["reason"].get<std::string>().find("host key changed"), std::string::npos);
+  EXPECT_EQ(refused["nodes"][1]["status"], "unreachable");
 }
 
 TEST_F(UseCases, ReplaceGpuWithoutRecordedFactsIsAnErrorAndWorksOnOneNodeOnly) {
@@ -511,10 +529,27 @@ TEST_F(UseCases, ExecRunsTheLineOnEveryNodeAndTheVerdictFollowsTheWorstNode) {
   EXPECT_EQ(result.results[1].result->exit_code, 9);
   EXPECT_EQ(seen.size(), 2u);
   EXPECT_TRUE(ran(node("gpu01"), "nvidia-smi --query-gpu=driver_version --format=csv,noheader"));
+  // --json: per node, never folded: status, exit code, stdout, stderr, duration.
+  const auto json = nlohmann::json::parse(exec_to_json("nvidia-smi -L", result));
+  EXPECT_EQ(json["format_version"], 1);
+  EXPECT_EQ(json["command"], "nvidia-smi -L");
+  ASSERT_EQ(json["nodes"].size(), 2u);
+  EXPECT_EQ(json["nodes"][0]["node"], "gpu01");
+  EXPECT_EQ(json["nodes"][0]["status"], "ok");
+  EXPECT_EQ(json["nodes"][0]["exit_code"], 0);
+  EXPECT_EQ(json["nodes"][0]["stdout"], "550.127.08\n");
+  EXPECT_TRUE(json["nodes"][0]["duration_ms"].is_number_integer());
+  EXPECT_EQ(json["nodes"][1]["status"], "failed");
+  EXPECT_EQ(json["nodes"][1]["exit_code"], 9);
+  EXPECT_EQ(json["nodes"][1]["stderr"], "NVIDIA-SMI has failed\n");
 
   m_cluster.nodes.erase("gpu02");
   result = run_exec(request, env());
   EXPECT_EQ(result.verdict, Verdict::nodes_unreachable);
+  const auto unreachable = nlohmann::json::parse(exec_to_json("x", result))["nodes"][1];
+  EXPECT_EQ(unreachable["status"], "unreachable");
+  EXPECT_TRUE(unreachable["exit_code"].is_null());
+  EXPECT_FALSE(unreachable["reason"].get<std::string>().empty());
 
   request.limit = "gpu01";
   EXPECT_EQ(run_exec(request, env()).verdict, Verdict::ok);

@@ -123,6 +123,66 @@ TEST(InventoryLoader, AnUnknownGpuModelIsOneWarningForAllItsHosts) {
       << all_diagnostics(result);
 }
 
+// A lint warning points at the value it is about: the `model:` that won precedence for the
+// nodes (defaults, a group's vars or a host), not the group's `hosts:` line.
+TEST(InventoryLoader, AnUnknownModelWarningPointsAtTheModelValue) {
+  const auto result = load_text(
+      "cluster: {name: c}\n"                                      // 1
+      "defaults:\n"                                               // 2
+      "  gpu: {model: Z9, count: 8}\n"                            // 3: Z9 at column 16
+      "groups:\n"                                                 // 4
+      "  gpu:\n"                                                  // 5
+      "    hosts: \"g[1-4]\"\n"                                   // 6
+      "    vars:\n"                                               // 7
+      "      gpu:\n"                                              // 8
+      "        model: H21\n"                                      // 9: H21 at column 16
+      "  plain: {hosts: \"p[1-2]\"}\n"                            // 10: p1, p2 keep the default Z9
+      "hosts:\n"                                                  // 11
+      "  g4: {gpu: {model: H21}}\n"                               // 12: H21 at column 21
+      "  x1: {gpu: {count: 2, model: Q7}}\n");                    // 13: Q7 at column 31
+  ASSERT_TRUE(result.ok()) << all_diagnostics(result);
+  ASSERT_EQ(result.diagnostics.size(), 3u) << all_diagnostics(result);
+  const auto& z9 = result.diagnostics[0];
+  EXPECT_EQ(std::pair(z9.line, z9.column), std::pair(3, 16)) << all_diagnostics(result);
+  EXPECT_NE(z9.message.find("hosts 'p[1-2]': unknown GPU model 'Z9'"), std::string::npos) << z9.message;
+  const auto& h21 = result.diagnostics[1];
+  EXPECT_EQ(std::pair(h21.line, h21.column), std::pair(9, 16)) << all_diagnostics(result);
+  EXPECT_NE(h21.message.find("hosts 'g[1-4]': unknown GPU model 'H21'"), std::string::npos) << h21.message;
+  EXPECT_NE(h21.message.find("(also declared at line 12)"), std::string::npos) << h21.message;
+  const auto& q7 = result.diagnostics[2];
+  EXPECT_EQ(std::pair(q7.line, q7.column), std::pair(13, 31)) << all_diagnostics(result);
+  EXPECT_NE(q7.message.find("host 'x1': unknown GPU model 'Q7'"), std::string::npos) << q7.message;
+}
+
+// The PDU warnings point at the pdu_capacity_watts value: the one that differs, and the
+// smallest (the one used) for the headroom.
+TEST(InventoryLoader, PduWarningsPointAtTheCapacityValue) {
+  const auto result = load_text(
+      "cluster: {name: c}\n"                                                              // 1
+      "groups:\n"                                                                         // 2
+      "  a:\n"                                                                            // 3
+      "    hosts: \"a[1-2]\"\n"                                                           // 4
+      "    vars: {gpu: {model: H100, count: 8, power_watts: 700}, rack: r1,\n"            // 5
+      "           pdu_capacity_watts: 20000}\n"                                           // 6: 20000 at column 32
+      "  b:\n"                                                                            // 7
+      "    hosts: \"b[1-3]\"\n"                                                           // 8
+      "    vars: {gpu: {model: H100, count: 8, power_watts: 700}, rack: r1,\n"            // 9
+      "           pdu_capacity_watts: 30000}\n");                                         // 10: 30000 at column 32
+  ASSERT_TRUE(result.ok()) << all_diagnostics(result);
+  ASSERT_EQ(result.diagnostics.size(), 2u) << all_diagnostics(result);
+  // 5 nodes x 8 x 700 W = 28000 W, over 80% of the smallest capacity, 20000 W.
+  const auto& headroom = result.diagnostics[0];
+  EXPECT_EQ(std::pair(headroom.line, headroom.column), std::pair(6, 32)) << all_diagnostics(result);
+  EXPECT_NE(headroom.message.find("rack 'r1' draws 28000 W of GPU power, over 80% of its PDU capacity 20000 W"),
+            std::string::npos)
+      << headroom.message;
+  const auto& differs = result.diagnostics[1];
+  EXPECT_EQ(std::pair(differs.line, differs.column), std::pair(10, 32)) << all_diagnostics(result);
+  EXPECT_NE(differs.message.find("rack 'r1': hosts 'b[1-3]' give pdu_capacity_watts 30000, hosts 'a[1-2]' 20000"),
+            std::string::npos)
+      << differs.message;
+}
+
 TEST(InventoryLoader, WarningsDoNotMakeItInvalid) {
   const auto result = load_text(R"(
 cluster:

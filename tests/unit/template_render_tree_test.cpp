@@ -3,6 +3,7 @@
 #include <gpuctl/template/render_tree.hpp>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -99,3 +100,36 @@ TEST(FormatNodeFiles, ListsAFileTheNodesShareOnceUnderTheirHostlist) {
   const auto each = format_node_files(rendered, true);
   EXPECT_NE(each.find("==> gpu03:/etc/nccl.conf (n.mustache, 0644)\nA=1\n"), std::string::npos) << each;
 }
+
+namespace {
+
+// render --json: per node, never folded; a secret is a marker only, even were its content handed in.
+TEST(RenderJson, PerNodeFilesWithModeOwnerAndNoSecretContent) {
+  RenderedFile key{"", "/etc/munge/munge.key", "KEY-BYTES", 0400, true, "munge", "munge"};
+  const std::vector<NodeFiles> rendered{{"gpu01", {file("/etc/nccl.conf", "A=1\n"), key}},
+                                        {"gpu02", {file("/etc/nccl.conf", "A=1\n")}},
+                                        {"head01", {}}};
+  const auto text = node_files_to_json(rendered);
+  EXPECT_EQ(text.find("KEY-BYTES"), std::string::npos) << text;
+  const auto doc = nlohmann::json::parse(text);
+  EXPECT_EQ(doc["format_version"], 1);
+  ASSERT_EQ(doc["nodes"].size(), 3u);  // gpu01 and gpu02 share a file byte for byte, still two entries
+  const auto& nccl = doc["nodes"][0]["files"][0];
+  EXPECT_EQ(nccl["path"], "/etc/nccl.conf");
+  EXPECT_EQ(nccl["template"], "t.mustache");
+  EXPECT_EQ(nccl["mode"], "0644");
+  EXPECT_EQ(nccl["owner"], "root");
+  EXPECT_EQ(nccl["group"], "root");
+  EXPECT_EQ(nccl["secret"], false);
+  EXPECT_EQ(nccl["content"], "A=1\n");
+  const auto& secret = doc["nodes"][0]["files"][1];
+  EXPECT_EQ(secret["secret"], true);
+  EXPECT_TRUE(secret["content"].is_null());
+  EXPECT_EQ(secret["mode"], "0400");
+  EXPECT_EQ(secret["owner"], "munge");
+  EXPECT_EQ(doc["nodes"][1]["node"], "gpu02");
+  EXPECT_EQ(doc["nodes"][2]["node"], "head01");
+  EXPECT_TRUE(doc["nodes"][2]["files"].empty());
+}
+
+}  // namespace

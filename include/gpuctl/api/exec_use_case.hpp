@@ -31,4 +31,9 @@ struct ExecResult {
 ExecResult run_exec(const ExecRequest& request, const RunEnvironment& env,
                     const std::function<void(const exec::ExecNodeResult&)>& on_node_done = {});
 
+// `exec --json` (docs/output.md): {"format_version":1,"command":...,"elapsed_ms":N,"nodes":[{"node",
+// "status","exit_code" (null without a result),"stdout","stderr","duration_ms","reason"}]}, one
+// entry per node in inventory order, never folded. Pure.
+std::string exec_to_json(const std::string& command, const ExecResult& result);
+
 }  // namespace gpuctl

@@ -42,4 +42,10 @@ struct HostKeysResult {
 
 HostKeysResult run_hostkeys(const HostKeysRequest& request, const RunEnvironment& env);
 
+// `hostkeys scan|accept --json` (docs/output.md): {"format_version":1,"action":"scan"|"accept",
+// "nodes":[{"node","status","reason","host_entry","key_type","fingerprint","known_hosts",
+// "key_state" ("known"|"unknown"|"changed": what known_hosts said before accept wrote)}]}; the
+// key fields are null for a node that did not answer. One entry per node, in inventory order. Pure.
+std::string hostkeys_to_json(HostKeyAction action, const HostKeysResult& result);
+
 }  // namespace gpuctl

@@ -19,10 +19,22 @@ namespace gpuctl {
 // `validate`: every error and lint warning of the inventory at `path`.
 LoadResult run_validate(const std::string& path);
 
+enum class InventoryView {
+  folded,    // for people: nodes whose settings read the same (but for their own name and address) are one block
+  expanded,  // for people: one block per node
+  json,      // per node, never folded (inventory/json.hpp)
+};
+
 // `inventory`: the resolved nodes `limit` selects, as JSON or as text. Failure invalid_input
 // for an invalid inventory (every diagnostic to env.on_diagnostic) or a bad --limit.
-std::expected<std::string, Failure> run_inventory_show(const std::string& path, const std::string& limit, bool json,
-                                                       const RunEnvironment& env);
+std::expected<std::string, Failure> run_inventory_show(const std::string& path, const std::string& limit,
+                                                       InventoryView view, const RunEnvironment& env);
+
+// The folded text view of `nodes` (plan/fold.hpp's fold_texts): one block per set of nodes whose
+// settings read the same once each node's own name and address are replaced, headed by their
+// hostlist and count ("gpu[001-512] (512 nodes):"), with <node> / <address> where the members
+// differ and an "addresses:" line listing their addresses by hostlist. Pure.
+std::string describe_nodes_folded(std::span<const Node* const> nodes);
 
 struct RenderRequest {
   std::string inventory;

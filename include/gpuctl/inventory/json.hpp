@@ -19,7 +19,11 @@ std::string diagnostics_to_json(const std::string& path, const LoadResult& resul
 //  "pdu_capacity_watts","labels"}]} for the given nodes (all of them: inventory.nodes).
 std::string inventory_to_json(const Inventory& inventory, std::span<const Node* const> nodes);
 
-// One block per node with every resolved setting, for people.
+// One block per node with every resolved setting, for people: "NAME:" then the settings.
 std::string describe_nodes(std::span<const Node* const> nodes);
+
+// The settings lines of one node's block (indented, each ending in a newline), without its
+// "NAME:" line; `gpuctl inventory` folds nodes whose lines read the same.
+std::string describe_node_settings(const Node& node);
 
 }  // namespace gpuctl

@@ -23,6 +23,11 @@ struct NodeFiles {
 // expand: once per node. Pure.
 std::string format_node_files(const std::vector<NodeFiles>& rendered, bool expand = false);
 
+// `render --json` (docs/templates.md): {"format_version":1,"nodes":[{"node","files":[{"path",
+// "template","mode" ("0644"),"owner","group","secret","content"}]}]}, one entry per node, never
+// folded. A secret file's content is null: only the marker "secret": true says it exists. Pure.
+std::string node_files_to_json(const std::vector<NodeFiles>& rendered);
+
 // Writes `out_dir`/<node>/<path> for every file but secrets, with the file's mode. Each node's tree is
 // built in a staging directory inside `out_dir` and renamed into place, replacing the
 // node's previous tree, so a failure never leaves a half-written tree. Does file I/O.

@@ -21,6 +21,8 @@ struct RenderedFile {
   std::string content;
   std::uint32_t mode = 0644;
   bool secret = false;         // content is never printed or diffed
+  std::string owner = "root";  // as the playbook's file resource declares them
+  std::string group = "root";
 };
 
 // The inventory-wide part of every node's template context (build_cluster_context), with the
