@@ -112,7 +112,7 @@ void register_verify_command(CLI::App& app, GlobalOptions& globals, int& exit_co
       "persistence mode, PCIe width, NVLink topology (gpu.nvlink), CUDA/NCCL and a real NCCL all-reduce "
       "(gpu.nccl_allreduce), nccl.conf, services.\n"
       "Exit codes: 0 every check passed, 3 a check failed or could not run, 4 a node unreachable.\n"
-      "Example: gpuctl verify cluster.yaml --junit verify.xml --html verify.html --prom /var/lib/node_exporter/gpuctl.prom");
+      "Example: gpuctl verify cluster.yaml --junit verify.xml --html verify.html --prom /var/lib/prometheus/node-exporter/gpuctl.prom");
   add_target_options(*cmd, options.target, /*inventory_required=*/false);
   add_state_option(*cmd, options.state);
   cmd->add_flag("--json", options.json, "Results as JSON on stdout");

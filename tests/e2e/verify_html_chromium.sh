@@ -3,7 +3,7 @@
 # the example cluster (tests/data/verify/cluster-verify.json) with the example inventory's
 # groups; headless Chromium loads the page, runs its script (filters preset from the URL) and
 # dumps the DOM, which must hold the grid. Also a screenshot: with GPUCTL_SCREENSHOT=FILE it is
-# kept there (docs/images/verify-report.png is made so). Failed checks show the command they
+# kept there (docs/images/verify-report.png is made by scripts/screenshot). Failed checks show the command they
 # read. Then a real recorded run: `verify --connection local` on this host (read-only; no GPUs
 # here, so checks fail) into a private state database, and `gpuctl report last --html` renders
 # it from the run history; its JSON must equal the live verify's, and Chromium must show the
