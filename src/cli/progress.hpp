@@ -2,7 +2,9 @@
 // What an operator sees while plan, apply and verify run, and what is kept afterwards:
 // - a live view on a terminal (one line per active node, a done/failed/unreachable counter),
 // - plain timestamped lines when stderr is not a terminal or with --no-progress,
-// - a per-run log file with every remote command, its exit code, duration and output.
+// - a per-run log file with every remote command, its exit code, duration and output,
+// - under systemd, records with priorities in the journal instead of the plain lines.
+// The run log and the journal are written through spdlog (log_file_sink.hpp, log_journal_sink.hpp).
 // All are RunHooks; a TeeHooks (apply/tee_hooks.hpp) hands every event to several of them. Prints to stderr and
 // writes files (this is the CLI).
 
@@ -38,8 +40,9 @@ std::unique_ptr<RunHooks> make_live_hooks(int verbosity, bool color, int fd);
 Result<std::unique_ptr<RunHooks>> open_run_log(const std::string& dir, const std::string& command, std::string& path);
 
 // What a run reports through: the live view when stderr is a terminal (unless --no-progress or
-// -q), else plain lines (with -q: failures only), plus the run log under <state dir>/logs
-// (`command` names it). A log that cannot be opened is a warning, not a failure.
+// -q), else the journal's records when stderr is the journal (stderr_is_journal()), else plain
+// lines (with -q: failures only), plus the run log under <state dir>/logs (`command` names it).
+// A log that cannot be opened is a warning, not a failure.
 std::unique_ptr<RunHooks> make_run_hooks(const std::string& command, bool no_progress, const GlobalOptions& globals);
 
 }  // namespace gpuctl::cli

@@ -1,6 +1,7 @@
 #include "run_support.hpp"
 
 #include "interrupt.hpp"
+#include "log_stderr.hpp"
 #include "progress.hpp"
 
 #include <fmt/format.h>
@@ -42,10 +43,20 @@ void add_state_option(CLI::App& command, StateCliOptions& options) {
                      "State database (default: $GPUCTL_STATE_DIR/state.db, else ~/.local/state/gpuctl/state.db)");
 }
 
+namespace {
+
+// On stderr through the logger: under systemd the journal stores it as err or warning.
+void print_diagnostic(const Diagnostic& diagnostic) {
+  stderr_logger().log(diagnostic.severity == Severity::error ? spdlog::level::err : spdlog::level::warn, "{}",
+                      diagnostic.to_string());
+}
+
+}  // namespace
+
 RunEnvironment make_offline_environment(const GlobalOptions& globals) {
   RunEnvironment env;
   env.on_diagnostic = [verbosity = globals.verbosity](const Diagnostic& diagnostic) {
-    if (diagnostic.severity == Severity::error || verbosity >= 0) fmt::print(stderr, "{}\n", diagnostic.to_string());
+    if (diagnostic.severity == Severity::error || verbosity >= 0) print_diagnostic(diagnostic);
   };
   return env;
 }
@@ -57,10 +68,9 @@ RunEnvironment make_environment(const GlobalOptions& globals, Warnings warnings)
   const int verbosity = globals.verbosity;
   const int warnings_from = warnings == Warnings::unless_quiet ? 0 : 1;
   env.on_diagnostic = [verbosity, warnings_from](const Diagnostic& diagnostic) {
-    if (diagnostic.severity == Severity::error || verbosity >= warnings_from)
-      fmt::print(stderr, "{}\n", diagnostic.to_string());
+    if (diagnostic.severity == Severity::error || verbosity >= warnings_from) print_diagnostic(diagnostic);
   };
-  env.on_notice = [](const std::string& text) { fmt::print(stderr, "gpuctl: {}\n", text); };
+  env.on_notice = [](const std::string& text) { stderr_logger().info("gpuctl: {}", text); };
   env.cancel = &token;
   return env;
 }
@@ -77,7 +87,7 @@ RunEnvironment make_run_environment(const TargetOptions& target, const GlobalOpt
 }
 
 void print_failure(const std::string& message) {
-  if (!message.empty()) fmt::print(stderr, "gpuctl: {}\n", message);
+  if (!message.empty()) stderr_logger().error("gpuctl: {}", message);
 }
 
 }  // namespace gpuctl::cli

@@ -4,7 +4,8 @@
 # (issue #15: docs that cannot drift). Each runs as GPUCTL_PARSE_ONLY=1 gpuctl ARGS: the real
 # parser, no command run, no node contacted; an unknown flag or command, a missing argument or a
 # value of the wrong shape fails, naming the file and line. Values only a check can refuse
-# (a file that must exist) are not this test's business.
+# (a file that must exist) are not this test's business. A block fenced ```text is output
+# (a run log), not commands.
 set -uo pipefail
 : "${GPUCTL:?set GPUCTL to the gpuctl binary}" "${GPUCTL_SOURCE_DIR:?set GPUCTL_SOURCE_DIR}"
 command -v python3 >/dev/null || { echo "python3 missing"; exit 77; }

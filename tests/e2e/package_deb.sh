@@ -106,6 +106,13 @@ on_node() { "$SANDBOX_CMD" ssh node01 "$@"; }
 # The Depends closure the node lacks, fetched on the host (the node has no mirror).
 on_node "dpkg-query -W -f='\${Package}\n'" | sort -u >"$work/node-packages"
 depends=$(dpkg-deb -f "$deb" Depends | tr ',' '\n' | sed 's/[(|].*//; s/ //g' | grep -v '^$')
+# A virtual package in Depends (libspdlog1.10-fmt9, as dpkg-shlibdeps names spdlog) stands for
+# the package that provides it: apt-cache depends lists no provider for it.
+depends=$(for p in $depends; do
+  if apt-cache policy "$p" | grep -q 'Candidate: (none)'; then
+    apt-cache showpkg "$p" | awk '/^Reverse Provides:/ {r = 1; next} r && NF {print $1; exit}'
+  else echo "$p"; fi
+done)
 apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks --no-replaces --no-enhances \
   $depends 2>/dev/null | grep -E '^[a-z0-9]' | sort -u >"$work/closure"
 comm -23 "$work/closure" "$work/node-packages" >"$work/missing"
@@ -203,6 +210,10 @@ prom=/var/lib/prometheus/node-exporter/gpuctl.prom
 systemctl start gpuctl-verify.service || no "systemctl start failed: $(systemctl status gpuctl-verify.service --no-pager -n 30 || true)"
 result=$(systemctl show -P Result gpuctl-verify.service) status=$(systemctl show -P ExecMainStatus gpuctl-verify.service)
 [ "$result" = success ] && [ "$status" = 3 ] || no "failing checks: Result=$result ExecMainStatus=$status, expected success and 3: $(journalctl -u gpuctl-verify.service --no-pager | tail -40)"
+# gpuctl's records reach the journal with priorities: the failing node is an error.
+journalctl --sync 2>/dev/null || true
+journalctl -u gpuctl-verify.service -p err -o cat --no-pager | grep -q '^node01: node failed' ||
+  no "journalctl -p err lists no failed node01: $(journalctl -u gpuctl-verify.service -o cat --no-pager | tail -20)"
 test -f $prom || no "no $prom"
 [ "$(stat -c %a $prom)" = 644 ] || no "$prom is mode $(stat -c %a $prom), node_exporter could not read it"
 grep -q '^gpuctl_check_status{node="node01",check="[a-z_]*"} [01]$' $prom || no "no gpuctl_check_status: $(cat $prom)"

@@ -2,7 +2,8 @@
 # Progress and the run log, with the real binary: `verify --connection local` on this host
 # (read-only: the state probe only reads) for a two-node inventory. Checks the plain lines
 # (stderr not a terminal), the live view under a pseudo-terminal (script(1)), --color/NO_COLOR,
-# the per-run log (0600 in a 0700 directory, under our own GPUCTL_STATE_DIR) and --prom.
+# the per-run log (0600 in a 0700 directory, under our own GPUCTL_STATE_DIR), --prom, and the
+# journal's priority prefixes under a simulated systemd (JOURNAL_STREAM naming stderr's file).
 set -euo pipefail
 : "${GPUCTL:?GPUCTL must point at the gpuctl binary}"
 command -v script >/dev/null || { echo "SKIP: script(1) (util-linux) not installed"; exit 77; }
@@ -59,4 +60,35 @@ done
 TERM=xterm script -qefc "'$GPUCTL' verify '$work/cluster.yaml' --no-progress" "$work/tty3.txt" >/dev/null 2>&1 || true
 if grep -q $'\e\\[[0-9]*F' "$work/tty3.txt"; then fail "--no-progress still redrew"; fi
 [ "$(ls "$GPUCTL_STATE_DIR"/logs | wc -l)" = 5 ] || fail "expected 5 run logs: $(ls "$GPUCTL_STATE_DIR"/logs)"
-echo "PASS: progress lines, live view, colour switches, run log and textfile metrics"
+
+# Under systemd stderr is the journal: systemd sets JOURNAL_STREAM to its "device:inode", and
+# gpuctl then prefixes its lines with sd-daemon priorities. Simulated with a file: stderr
+# appended to it and JOURNAL_STREAM naming it (the host's journal and systemd stay untouched).
+: >"$work/journal.txt"
+stream=$(stat -c '%d:%i' "$work/journal.txt")
+rc=0
+JOURNAL_STREAM=$stream "$GPUCTL" verify "$work/cluster.yaml" --no-progress >/dev/null 2>>"$work/journal.txt" || rc=$?
+[ "$rc" = 3 ] || fail "verify for the journal exited $rc, expected 3: $(cat "$work/journal.txt")"
+journal=$(cat "$work/journal.txt")
+# Every line has a priority (a plain progress line would be a duplicate, stored as info);
+# failures are err, the phase info; no debug records (commands, step starts) by default.
+if grep -Ev '^<[0-7]>' <<<"$journal"; then fail "journal lines without a priority: $journal"; fi
+for want in '^<6>phase verify over 2 nodes$' '^<3>n1: node failed in [0-9]+ ms: check ' '^<3>n2: node failed in [0-9]+ ms: check ' \
+            '^<6>phase verify ended in [0-9]+ ms: 0 ok, 0 changed, 2 failed, 0 unreachable, 0 skipped$'; do
+  grep -Eq "$want" <<<"$journal" || fail "journal lacks /$want/: $journal"
+done
+if grep -Eq '^<7>|\$ ' <<<"$journal"; then fail "debug records or commands in the journal by default: $journal"; fi
+# -v adds debug records, and the run log's path as info.
+: >"$work/journal.txt"
+JOURNAL_STREAM=$stream "$GPUCTL" -v verify "$work/cluster.yaml" --no-progress >/dev/null 2>>"$work/journal.txt" || true
+grep -Eq '^<6>gpuctl: run log .*-verify(\.[0-9]+)?\.log$' "$work/journal.txt" || fail "-v: no run log path: $(cat "$work/journal.txt")"
+grep -Eq '^<7>n1: verify started$' "$work/journal.txt" || fail "-v: no debug records: $(cat "$work/journal.txt")"
+# JOURNAL_STREAM inherited but stderr elsewhere (another file): plain lines, no prefixes.
+rc=0
+JOURNAL_STREAM=$stream "$GPUCTL" verify "$work/cluster.yaml" --no-progress >/dev/null 2>"$work/err2.txt" || rc=$?
+[ "$rc" = 3 ] || fail "verify with a stale JOURNAL_STREAM exited $rc"
+grep -Eq '^[0-9]{2}:[0-9]{2}:[0-9]{2} n1: failed: check ' "$work/err2.txt" || fail "stale JOURNAL_STREAM: $(cat "$work/err2.txt")"
+if grep -q '^<[0-7]>' "$work/err2.txt"; then fail "priority prefixes on stderr that is not the journal"; fi
+# The run log is kept under the journal too, every record in it.
+[ "$(ls "$GPUCTL_STATE_DIR"/logs | wc -l)" = 8 ] || fail "expected 8 run logs: $(ls "$GPUCTL_STATE_DIR"/logs)"
+echo "PASS: progress lines, live view, colour switches, run log, journal priorities and textfile metrics"

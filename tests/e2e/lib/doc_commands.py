@@ -52,12 +52,14 @@ def code_lines(path):
             if "Example: " in line:
                 yield number, line.split("Example: ", 1)[1]
         return
-    in_block = False
+    in_block = output = False
     for number, line in enumerate(lines, 1):
         if line.lstrip().startswith("```"):
             in_block = not in_block
+            # ```text marks output (a log whose header starts with "# gpuctl"), not commands
+            output = in_block and line.strip() == "```text"
             yield number, None  # a block's edge ends any continued line
-        elif in_block:
+        elif in_block and not output:
             yield number, line
 
 
