@@ -213,10 +213,18 @@ bool Plan::has_errors() const {
   return std::ranges::any_of(nodes, [](const NodePlan& n) { return n.status != NodePlanStatus::planned; });
 }
 
+// Whether a step after `s` can reboot the node (reboot: on-change): a deferred reboot waits for it.
+bool later_step_reboots(const NodeProgram& program, std::size_t s) {
+  for (std::size_t later = s + 1; later < program.steps.size(); ++later)
+    if (program.steps[later].step->reboot == RebootPolicy::on_change) return true;
+  return false;
+}
+
 NodePlan make_node_plan(const NodeProgram& program, const NodeState& state) {
   NodePlan plan;
   plan.node = program.node;
   plan.state_fingerprint = state.fingerprint();
+  std::vector<std::string> deferred_by;  // steps whose reboot the next rebooting step takes
   for (std::size_t s = 0; s < program.steps.size(); ++s) {
     const auto& step = program.steps[s];
     std::vector<std::string> notified;
@@ -255,15 +263,25 @@ NodePlan make_node_plan(const NodeProgram& program, const NodeState& state) {
     }
     const auto reboot_it = state.reboot_needed.find(step.step->name);
     const bool guard_wants_reboot = reboot_it != state.reboot_needed.end() && reboot_it->second;
-    if (step.step->reboot == RebootPolicy::on_change && (changed || guard_wants_reboot)) {
+    const bool needs_reboot = step.step->reboot != RebootPolicy::never && (changed || guard_wants_reboot);
+    if (needs_reboot && step.step->reboot == RebootPolicy::deferred && later_step_reboots(program, s)) {
+      deferred_by.push_back(step.step->name);
+      continue;
+    }
+    if (needs_reboot || (step.step->reboot == RebootPolicy::on_change && !deferred_by.empty())) {
       Change change;
       change.action = Action::reboot;
       change.step = step.step->name;
       change.step_index = s;
       change.resource = "reboot";
       change.summary = "reboot and wait for a new boot_id";
-      change.reason = changed ? "this step changed something that takes effect at boot"
-                              : fmt::format("`{}` failed", step.reboot_unless);
+      if (needs_reboot)
+        change.reason = changed ? "this step changed something that takes effect at boot"
+                                : fmt::format("`{}` failed", step.reboot_unless);
+      for (const auto& earlier : deferred_by)
+        change.reason += fmt::format("{}step {} changed something that takes effect at boot (its reboot is this one)",
+                                     change.reason.empty() ? "" : "; ", earlier);
+      deferred_by.clear();
       plan.changes.push_back(std::move(change));
     }
   }

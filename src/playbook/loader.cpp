@@ -246,9 +246,11 @@ class PlaybookDecoder {
     s.check_shell_command("reboot_unless", step.reboot_unless);
     const auto reboot = s.text("reboot");
     if (reboot == "on-change") step.reboot = RebootPolicy::on_change;
+    else if (reboot == "deferred") step.reboot = RebootPolicy::deferred;
     else if (!reboot.empty() && reboot != "never")
-      m_decoder.error(*s.node("reboot"), fmt::format("reboot '{}' in {} is not never or on-change", reboot, s.where()),
-                      "write reboot: never or reboot: on-change");
+      m_decoder.error(*s.node("reboot"),
+                      fmt::format("reboot '{}' in {} is not never, on-change or deferred", reboot, s.where()),
+                      "write reboot: never, reboot: on-change or reboot: deferred");
     if (const auto* resources = s.node("resources")) {
       if (!resources->is_sequence())
         m_decoder.error(*resources, fmt::format("resources of {} must be a list", s.where()));

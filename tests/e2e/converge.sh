@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The product's promise on four fresh sandbox nodes over real SSH: plan lists everything,
-# apply converges (two reboots each), verify passes, a second plan has no changes; then drift,
+# apply converges (one reboot each: nouveau's is deferred to the driver's), verify passes, a second plan has no changes; then drift,
 # faults (ECC, unreachable, broken package) and a stale saved plan.
 source "$(dirname "$0")/lib/cluster.sh"
 command -v jq >/dev/null || skip "jq missing"
@@ -18,6 +18,7 @@ expect_output '\+ install nvidia-driver-535' "the driver install is planned"
 expect_output '\+ create /etc/modprobe.d/blacklist-nouveau.conf'
 expect_output '↻ reboot' "reboots are planned"
 expect_output 'Plan: 4 nodes, 4 with changes'
+expect_output 'restarts, 4 reboots\)' "one reboot per fresh node: nouveau's waits for the driver's (issue #18)"
 
 echo "--- apply converges every node"
 expect_rc 0 g apply "$INVENTORY" --yes

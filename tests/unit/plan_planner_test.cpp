@@ -322,6 +322,55 @@ TEST(Planner, OnChangeRebootFollowsOnlyAChangedStep) {
   EXPECT_EQ(plan.changes[1].reason, "this step changed something that takes effect at boot");
 }
 
+// reboot: deferred (the nouveau blacklist): the next step that can reboot takes the reboot, so
+// a fresh node reboots once; with nothing of its own to change that step still reboots; a
+// deferred step with no rebooting step after it reboots itself.
+TEST(Planner, DeferredRebootIsTakenByTheNextRebootingStep) {
+  const auto blacklist = [] { return resolved_file("/etc/modprobe.d/blacklist-nouveau.conf", "blacklist nouveau\n"); };
+  const auto driver = [] { return resolved_package("nvidia-driver-550", "550.127.08"); };
+  {
+    ProgramFixture fixture({StepSpec{"nouveau", {blacklist()}, RebootPolicy::deferred},
+                            StepSpec{"repository", {resolved_file("/etc/apt/sources.list.d/x.list", "deb x\n")}},
+                            StepSpec{"driver", {driver()}, RebootPolicy::on_change},
+                            StepSpec{"toolkit", {resolved_package("cuda-toolkit-12-4")}}});
+    const auto plan = make_node_plan(fixture.program, NodeState{});
+    EXPECT_EQ(resources_of(plan),
+              (std::vector<std::string>{"file:/etc/modprobe.d/blacklist-nouveau.conf", "file:/etc/apt/sources.list.d/x.list",
+                                        "package:nvidia-driver-550", "reboot", "package:cuda-toolkit-12-4"}));
+    ASSERT_EQ(plan.changes[3].action, Action::reboot);
+    EXPECT_EQ(plan.changes[3].step, "driver");
+    EXPECT_EQ(plan.changes[3].reason,
+              "this step changed something that takes effect at boot; step nouveau changed something that takes effect "
+              "at boot (its reboot is this one)");
+  }
+  {
+    NodeState state;  // the driver is in place and loaded; only the blacklist drifted
+    state.packages["nvidia-driver-550"] = ObservedPackage{true, "550.127.08-1", false};
+    ProgramFixture fixture({StepSpec{"nouveau", {blacklist()}, RebootPolicy::deferred},
+                            StepSpec{"driver", {driver()}, RebootPolicy::on_change}});
+    const auto plan = make_node_plan(fixture.program, state);
+    EXPECT_EQ(resources_of(plan), (std::vector<std::string>{"file:/etc/modprobe.d/blacklist-nouveau.conf", "reboot"}));
+    EXPECT_EQ(plan.changes[1].step, "driver");
+    EXPECT_EQ(plan.changes[1].reason, "step nouveau changed something that takes effect at boot (its reboot is this one)");
+  }
+  {
+    ProgramFixture fixture({StepSpec{"driver", {driver()}, RebootPolicy::on_change},
+                            StepSpec{"nouveau", {blacklist()}, RebootPolicy::deferred}});
+    const auto plan = make_node_plan(fixture.program, NodeState{});
+    EXPECT_EQ(resources_of(plan), (std::vector<std::string>{"package:nvidia-driver-550", "reboot",
+                                                            "file:/etc/modprobe.d/blacklist-nouveau.conf", "reboot"}));
+    EXPECT_EQ(plan.changes[3].step, "nouveau") << "no step after it reboots: it reboots itself";
+  }
+  {
+    NodeState state;  // nothing deferred: a converged driver step does not reboot
+    state.files["/etc/modprobe.d/blacklist-nouveau.conf"] = observed_file("blacklist nouveau\n");
+    state.packages["nvidia-driver-550"] = ObservedPackage{true, "550.127.08-1", false};
+    ProgramFixture fixture({StepSpec{"nouveau", {blacklist()}, RebootPolicy::deferred},
+                            StepSpec{"driver", {driver()}, RebootPolicy::on_change}});
+    EXPECT_TRUE(make_node_plan(fixture.program, state).changes.empty());
+  }
+}
+
 TEST(Planner, FailedRebootGuardRebootsAStepWithoutChanges) {
   NodeState state;
   state.packages["nvidia-driver-550"] = ObservedPackage{true, "550.127.08-1", false};

@@ -241,7 +241,7 @@ TEST(PlaybookLoader, ReportsEveryErrorWithItsLineAndColumn) {
       {15, 16, "package state 'latest' is not present or absent"},
       {17, 18, "step 'two' notifies unknown handler 'hh'"},
       {18, 5, "duplicate step 'one'"},
-      {19, 13, "reboot 'always' in step 'one' is not never or on-change"},
+      {19, 13, "reboot 'always' in step 'one' is not never, on-change or deferred"},
   };
   ASSERT_EQ(checked.diagnostics.size(), expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i) {
@@ -396,12 +396,12 @@ struct RebootCase {
 
 class PlaybookLoaderReboot : public ::testing::TestWithParam<RebootCase> {};
 
-TEST_P(PlaybookLoaderReboot, AcceptsOnlyNeverAndOnChange) {
+TEST_P(PlaybookLoaderReboot, AcceptsOnlyNeverOnChangeAndDeferred) {
   const auto playbook = load(std::string("name: t\nsteps:\n  - name: one\n    reboot: ") + GetParam().value + "\n");
   ASSERT_EQ(bool(playbook), GetParam().ok) << GetParam().value;
   if (playbook) EXPECT_EQ(playbook->steps[0].reboot, GetParam().policy);
   else {
-    EXPECT_NE(playbook.error().message.find("not never or on-change"), std::string::npos);
+    EXPECT_NE(playbook.error().message.find("not never, on-change or deferred"), std::string::npos);
     EXPECT_EQ(playbook.error().where.line, 4);
   }
 }
@@ -409,6 +409,7 @@ TEST_P(PlaybookLoaderReboot, AcceptsOnlyNeverAndOnChange) {
 INSTANTIATE_TEST_SUITE_P(Table, PlaybookLoaderReboot,
                          ::testing::Values(RebootCase{"never", true, RebootPolicy::never},
                                            RebootCase{"on-change", true, RebootPolicy::on_change},
+                                           RebootCase{"deferred", true, RebootPolicy::deferred},
                                            RebootCase{"on_change", false, RebootPolicy::never},
                                            RebootCase{"always", false, RebootPolicy::never}));
 

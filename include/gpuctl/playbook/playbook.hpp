@@ -59,7 +59,12 @@ struct Resource {
   int line = 0;                       // position in the playbook, for errors
 };
 
-enum class RebootPolicy { never, on_change };
+// on_change: reboot after the step when it changed something (or reboot_unless failed).
+// deferred: the same need, met by the next step of the node's program that can reboot
+// (on_change), which then reboots in any case; the step reboots itself only when no later step
+// can. Two boot-time changes in a row (the nouveau blacklist, then the driver) cost one
+// reboot, which on an HGX server is 5-10 minutes.
+enum class RebootPolicy { never, on_change, deferred };
 
 struct Step {
   std::string name;
