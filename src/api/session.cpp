@@ -4,6 +4,7 @@
 
 #include <gpuctl/api/saved_plan.hpp>
 #include <gpuctl/apply/drain.hpp>
+#include <gpuctl/apply/prefetch.hpp>
 #include <gpuctl/facts/state_probe.hpp>
 #include <gpuctl/plan/secrets.hpp>
 #include <gpuctl/template/renderer.hpp>
@@ -162,6 +163,8 @@ exec::TaskResult Session::apply_changes(std::size_t i, const NodePlan& node_plan
   };
   const Change* disruptive = m_inventory.cluster.slurm.enabled ? disruptive_change(node_plan) : nullptr;
   if (!disruptive) return applied();
+  // While the node still runs jobs: the drained window is then install + reboot + verify.
+  prefetch_packages(m_pool, node, *m_data[i]->program, node_plan, m_hooks);
 
   // Out of service for the change, back only once it verified (drain_sequence.hpp).
   drain_sequence::Sequence sequence{

@@ -16,13 +16,14 @@ std::string regex_escape(std::string_view text) {
   return out;
 }
 
-}  // namespace
-
-std::string package_install_command(const PackageResource& package) {
+// Resolves the wanted version ("550.127.08" -> the repository's "550.127.08-1") and installs it,
+// or with `download_only` only fetches it into apt's cache.
+std::string package_apt_command(const PackageResource& package, bool download_only) {
   const auto name = util::shell_quote(package.name);
   std::string script = "set -e\nexport DEBIAN_FRONTEND=noninteractive\n";
   const std::string apt_install =
-      "apt-get install -y -q --allow-downgrades --allow-change-held-packages "
+      std::string("apt-get install -y -q ") + (download_only ? "--download-only " : "") +
+      "--allow-downgrades --allow-change-held-packages "
       "-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold";
   if (package.version.empty()) {
     script += fmt::format(
@@ -40,8 +41,18 @@ std::string package_install_command(const PackageResource& package) {
         "{3} {0}=\"$v\"\n",
         name, pattern, util::shell_quote(package.version), apt_install);
   }
-  if (package.hold) script += fmt::format("apt-mark hold {} >/dev/null\n", name);
+  if (package.hold && !download_only) script += fmt::format("apt-mark hold {} >/dev/null\n", name);
   return script;
+}
+
+}  // namespace
+
+std::string package_install_command(const PackageResource& package) {
+  return package_apt_command(package, false);
+}
+
+std::string package_download_command(const PackageResource& package) {
+  return package_apt_command(package, true);
 }
 
 std::string package_remove_command(const PackageResource& package) {

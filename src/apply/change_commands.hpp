@@ -11,6 +11,9 @@ namespace gpuctl::apply_detail {
 // repository's "550.127.08-1", refreshing package lists once when the version is unknown, and
 // holding it when asked. Exits 100 with a clear message when no such version exists.
 std::string package_install_command(const PackageResource& package);
+// The same resolution, but only into apt's cache (apt-get install --download-only; no hold):
+// fetched before a node is drained, so the drained window has no download in it.
+std::string package_download_command(const PackageResource& package);
 std::string package_remove_command(const PackageResource& package);
 std::string service_command(const ServiceResource& service);
 std::string restart_service_command(const std::string& service);

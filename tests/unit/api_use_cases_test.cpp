@@ -328,10 +328,14 @@ TEST_F(UseCases, DisruptiveChangeIsAppliedInsideGpuctlsOwnDrainAndResumed) {
   const auto applied = run_apply({target(), fast()}, {}, env());
   ASSERT_EQ(applied.verdict, Verdict::ok) << applied.error << applied.outcomes[0].outcome.reason;
 
+  const auto download = index_of(own.commands, "apt-get install -y -q --download-only");
   const auto drain = index_of(own.commands, "state=drain");
-  const auto install = index_of(own.commands, "apt-get install");
+  const auto install = index_of(own.commands, "apt-get install -y -q --allow-downgrades");
   const auto resume = index_of(own.commands, "state=resume");
   ASSERT_LT(drain, own.commands.size()) << ::testing::PrintToString(own.commands);
+  // The driver is fetched while the node still runs jobs: the drained window has no download.
+  EXPECT_LT(download, drain) << ::testing::PrintToString(own.commands);
+  EXPECT_NE(own.commands[download].find("nvidia-driver-550"), std::string::npos) << own.commands[download];
   EXPECT_NE(own.commands[drain].find("gpuctl run: driver"), std::string::npos) << own.commands[drain];
   EXPECT_LT(drain, index_of(own.commands, "squeue"));
   EXPECT_LT(index_of(own.commands, "squeue"), install);
@@ -339,7 +343,7 @@ TEST_F(UseCases, DisruptiveChangeIsAppliedInsideGpuctlsOwnDrainAndResumed) {
   EXPECT_LT(resume, own.commands.size());
 
   // Someone else's drain: worked on, never drained again nor resumed.
-  EXPECT_TRUE(ran(other, "apt-get install"));
+  EXPECT_TRUE(ran(other, "apt-get install -y -q --allow-downgrades"));
   EXPECT_FALSE(ran(other, "scontrol update")) << ::testing::PrintToString(other.commands);
 }
 

@@ -42,12 +42,13 @@ class FakeNode : public FakeTransport {
       return CommandResult{0, facts_batch(options.stdin_data, at, with_state), "", {}};
     }
     if (command.find("apt-get install") != std::string::npos) {
+      const bool download_only = command.find("--download-only") != std::string::npos;  // into the cache only
       for (const auto& [name, version] : wanted_packages(command)) {
         if (name == fail_install) {
           commands.push_back(command);
           return CommandResult{100, "E: Unable to locate package " + name + "\n", "", {}};
         }
-        packages[name] = version.empty() ? "1.0" : version;
+        if (!download_only) packages[name] = version.empty() ? "1.0" : version;
       }
       commands.push_back(command);
       return CommandResult{0, "", "", {}};

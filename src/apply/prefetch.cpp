@@ -1,0 +1,55 @@
+#include <gpuctl/apply/prefetch.hpp>
+
+#include "change_commands.hpp"
+
+#include <fmt/format.h>
+
+namespace gpuctl {
+
+std::string prefetch_script(const NodeProgram& program, const NodePlan& plan) {
+  std::string script;
+  for (const auto& change : plan.changes) {
+    if (change.action != Action::create && change.action != Action::update) continue;
+    if (change.step_index >= program.steps.size()) continue;
+    const auto& resources = program.steps[change.step_index].resources;
+    if (change.resource_index >= resources.size()) continue;
+    const auto& resource = resources[change.resource_index].resource;
+    if (resource.kind != ResourceKind::package || resource.package.state != PackageState::present) continue;
+    // Each package in a subshell of its own (the install script sets -e and exports).
+    script += "(\n" + apply_detail::package_download_command(resource.package) + ") || exit $?\n";
+  }
+  return script;
+}
+
+bool prefetch_packages(exec::TransportPool& pool, const Node& node, const NodeProgram& program, const NodePlan& plan,
+                       RunHooks& hooks) {
+  const auto script = prefetch_script(program, plan);
+  if (script.empty()) return true;
+  const auto fallback = "the install downloads them while the node is drained";
+  auto transport = pool.get(node);
+  if (!transport) {
+    hooks.on_message(node.name, fmt::format("packages not fetched before the drain ({}): {}",
+                                            transport.error().to_string(), fallback));
+    return false;
+  }
+  CommandOptions options;
+  options.timeout = std::chrono::seconds(node.connection.command_timeout_s);
+  options.become = node.connection.become;
+  const std::string shown = "apt-get install --download-only (the plan's packages, before the drain)";
+  auto result = (*transport)->run(script, options);
+  if (!result) {
+    hooks.on_message(node.name, fmt::format("packages not fetched before the drain ({}): {}", result.error().to_string(),
+                                            fallback));
+    return false;
+  }
+  hooks.on_command(node.name, shown, result->exit_code, result->duration, result->out + result->err);
+  if (!result->ok()) {
+    hooks.on_message(node.name, fmt::format("packages not fetched before the drain (exit {}): {}", result->exit_code,
+                                            fallback));
+    return false;
+  }
+  hooks.on_message(node.name, "packages fetched into apt's cache before the drain");
+  return true;
+}
+
+}  // namespace gpuctl
