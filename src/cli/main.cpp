@@ -115,13 +115,21 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
   std::string state_dir, secrets_dir;
+  // Absolute: a relative directory in gpuctl.conf would depend on where gpuctl was started.
+  const CLI::Validator absolute_path(
+      [](std::string& value) {
+        return value.starts_with('/') ? std::string{} : "'" + value + "' is not an absolute path (start it with /)";
+      },
+      "");
   app.add_option("--state-dir", state_dir,
                  "Run history, run logs and (unless --secrets-dir) secrets; default: $GPUCTL_STATE_DIR, else "
                  "~/.local/state/gpuctl. A team's shared one: docs/configuration.md")
+      ->check(absolute_path)
       ->type_name("DIR");
   app.add_option("--secrets-dir", secrets_dir,
                  "The cluster secrets' store (the munge key), whatever the state directory; default: "
                  "$GPUCTL_SECRETS_DIR, else STATE_DIR/secrets")
+      ->check(absolute_path)
       ->type_name("DIR");
   const auto config = choose_config_file(argc, argv);
   app.set_config("--config", config.path,

@@ -46,6 +46,11 @@ refused "not name = value" '[plan]\nforks 3\n' "bad.conf:2: 'forks 3' is not 'na
 refused "--yes" '[apply]\nyes = true\n' "bad.conf:2: --yes of gpuctl apply cannot be set in a configuration file"
 refused "global typo" 'colour = never\n' "bad.conf:1: gpuctl's global options has no option --colour (did you mean 'color'?"
 
+# A relative directory would depend on where gpuctl was started: refused, from the file too.
+printf 'state-dir = relative/state\n' >"$work/relative.conf"
+err=$(cd "$work" && "$GPUCTL" --config "$work/relative.conf" history 2>&1); rc=$?
+[[ $rc == 2 && $err == *"is not an absolute path"* && ! -e $work/relative ]] || fail "relative state-dir: $rc $err"
+
 err=$("$GPUCTL" --config "$work/missing.conf" history 2>&1); rc=$?
 [[ $rc == 2 && $err == *"cannot read configuration file $work/missing.conf"* ]] || fail "missing named file: $rc $err"
 mkfifo "$work/fifo.conf"
