@@ -25,29 +25,22 @@ bool prefetch_packages(exec::TransportPool& pool, const Node& node, const NodePr
                        RunHooks& hooks) {
   const auto script = prefetch_script(program, plan);
   if (script.empty()) return true;
-  const auto fallback = "the install downloads them while the node is drained";
-  auto transport = pool.get(node);
-  if (!transport) {
-    hooks.on_message(node.name, fmt::format("packages not fetched before the drain ({}): {}",
-                                            transport.error().to_string(), fallback));
+  const auto not_fetched = [&](const std::string& why) {
+    hooks.on_message(node.name, fmt::format("packages not fetched before the drain ({}): the install downloads them "
+                                            "while the node is drained",
+                                            why));
     return false;
-  }
+  };
+  auto transport = pool.get(node);
+  if (!transport) return not_fetched(transport.error().to_string());
   CommandOptions options;
   options.timeout = std::chrono::seconds(node.connection.command_timeout_s);
   options.become = node.connection.become;
   const std::string shown = "apt-get install --download-only (the plan's packages, before the drain)";
   auto result = (*transport)->run(script, options);
-  if (!result) {
-    hooks.on_message(node.name, fmt::format("packages not fetched before the drain ({}): {}", result.error().to_string(),
-                                            fallback));
-    return false;
-  }
+  if (!result) return not_fetched(result.error().to_string());
   hooks.on_command(node.name, shown, result->exit_code, result->duration, result->out + result->err);
-  if (!result->ok()) {
-    hooks.on_message(node.name, fmt::format("packages not fetched before the drain (exit {}): {}", result->exit_code,
-                                            fallback));
-    return false;
-  }
+  if (!result->ok()) return not_fetched(fmt::format("exit {}", result->exit_code));
   hooks.on_message(node.name, "packages fetched into apt's cache before the drain");
   return true;
 }

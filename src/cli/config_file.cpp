@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <fmt/format.h>
 #include <string_view>
 #include <vector>
@@ -13,12 +14,6 @@ namespace gpuctl::cli {
 namespace {
 
 constexpr std::size_t k_max_config_bytes = 64 * 1024;
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r')) text.remove_suffix(1);
-  return text;
-}
 
 Error at_line(const std::string& path, int line, std::string message, std::string hint) {
   return Error{ErrorCode::validation, std::move(message), Location{path, line, 0, {}, {}}, std::move(hint)};
@@ -64,13 +59,18 @@ const CLI::App* section_command(const CLI::App& app, std::string_view section) {
 
 }  // namespace
 
-ConfigFileChoice choose_config_file(int argc, char** argv) {
+std::optional<std::string> value_on_command_line(int argc, char** argv, std::string_view flag) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--") break;
-    if (arg == "--config" && i + 1 < argc) return {argv[i + 1], true};
-    if (arg.starts_with("--config=")) return {std::string(arg.substr(9)), true};
+    if (arg == flag) return i + 1 < argc ? std::string(argv[i + 1]) : std::string{};
+    if (arg.starts_with(flag) && arg.substr(flag.size()).starts_with("=")) return std::string(arg.substr(flag.size() + 1));
   }
+  return std::nullopt;
+}
+
+ConfigFileChoice choose_config_file(int argc, char** argv) {
+  if (auto given = value_on_command_line(argc, argv, "--config")) return {std::move(*given), true};
   if (const char* env = std::getenv("GPUCTL_CONFIG"); env && *env) return {env, true};
   return {k_system_config_file, false};
 }
@@ -94,14 +94,14 @@ Result<void> check_config_file(const CLI::App& app, const ConfigFileChoice& choi
   while (!rest.empty()) {
     ++line_number;
     const auto end = rest.find('\n');
-    const auto line = trim(rest.substr(0, end));
+    const auto line = util::trim(rest.substr(0, end));
     rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end + 1);
     if (line.empty() || line.front() == '#' || line.front() == ';') continue;
     if (line.front() == '[') {
       if (line.back() != ']')
         return std::unexpected(at_line(choice.path, line_number, fmt::format("'{}' is not a section header", line),
                                        "write a section as [plan] or [hostkeys.scan]"));
-      section = std::string(trim(line.substr(1, line.size() - 2)));
+      section = std::string(util::trim(line.substr(1, line.size() - 2)));
       command = section_command(app, section);
       if (!command)
         return std::unexpected(at_line(choice.path, line_number, fmt::format("no command '{}'", section),
@@ -113,7 +113,7 @@ Result<void> check_config_file(const CLI::App& app, const ConfigFileChoice& choi
     if (equals == std::string_view::npos)
       return std::unexpected(at_line(choice.path, line_number, fmt::format("'{}' is not 'name = value'", line),
                                      "set an option as forks = 32 (its long name, without --)"));
-    auto name = std::string(trim(line.substr(0, equals)));
+    auto name = std::string(util::trim(line.substr(0, equals)));
     if (name.starts_with("--")) name.erase(0, 2);
     const auto names = settable_options(*command);
     if (std::ranges::find(names, name) != names.end()) continue;

@@ -7,7 +7,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace gpuctl::cli {
 
@@ -18,6 +20,11 @@ struct ConfigFileChoice {
   // Named by --config or GPUCTL_CONFIG: then it must exist. The system file may be absent.
   bool named = false;
 };
+
+// The value argv gives `flag` (--flag VALUE or --flag=VALUE; empty when it ends there), before
+// CLI11 parses: which configuration file to read, and whether a directory option came from the
+// command line rather than from the file.
+std::optional<std::string> value_on_command_line(int argc, char** argv, std::string_view flag);
 
 // --config FILE (or --config=FILE) from argv, else $GPUCTL_CONFIG, else /etc/gpuctl/gpuctl.conf.
 ConfigFileChoice choose_config_file(int argc, char** argv);

@@ -67,16 +67,6 @@ void disable_value_checks(CLI::App& app) {
   for (auto* command : app.get_subcommands({})) disable_value_checks(*command);
 }
 
-// Whether argv sets `flag` itself (--flag VALUE or --flag=VALUE), not the configuration file.
-bool given_on_command_line(int argc, char** argv, std::string_view flag) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg == "--") break;
-    if (arg == flag || (arg.starts_with(flag) && arg.substr(flag.size()).starts_with("="))) return true;
-  }
-  return false;
-}
-
 // --state-dir and --secrets-dir reach the library as GPUCTL_STATE_DIR and GPUCTL_SECRETS_DIR,
 // which it reads wherever it needs the directory. Precedence as admins expect it: the command
 // line, then the environment (a CI job's own state directory), then gpuctl.conf.
@@ -160,8 +150,8 @@ int main(int argc, char** argv) {
   }
   app.parse_complete_callback([&] {
     if (only_parse) throw CLI::Success();
-    export_directory(state_dir, "GPUCTL_STATE_DIR", given_on_command_line(argc, argv, "--state-dir"));
-    export_directory(secrets_dir, "GPUCTL_SECRETS_DIR", given_on_command_line(argc, argv, "--secrets-dir"));
+    export_directory(state_dir, "GPUCTL_STATE_DIR", value_on_command_line(argc, argv, "--state-dir").has_value());
+    export_directory(secrets_dir, "GPUCTL_SECRETS_DIR", value_on_command_line(argc, argv, "--secrets-dir").has_value());
   });
   try {
     app.parse(argc, argv);

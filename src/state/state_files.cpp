@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <filesystem>
 #include <fmt/format.h>
 #include <optional>
 #include <sys/stat.h>
@@ -21,8 +22,8 @@ Error refused(const std::string& path, std::string problem, std::string fix) {
 
 // The team of the directory `path` is in, when it is a team's (util::team_group_of).
 std::optional<gid_t> team_of_file(const std::string& path) {
-  const auto slash = path.rfind('/');
-  return util::team_group_of(slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash));
+  const auto dir = std::filesystem::path(path).parent_path();
+  return util::team_group_of(dir.empty() ? "." : dir.string());
 }
 
 Result<void> check_state_file(const struct stat& st, const std::string& path) {

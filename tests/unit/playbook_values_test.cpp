@@ -91,7 +91,7 @@ TEST(ResourceValues, CreatesIsANodePath) {
 
 // The install script with a version no repository has: apt-cache and apt-get are stand-ins that
 // know nothing. Whatever the version and name hold, the message shows them and runs nothing.
-TEST(PackageInstallCommand, QuotesTheVersionAndNameInItsMessage) {
+TEST(PackageInstallCommand, InstallAndDownloadQuoteTheVersionAndNameInTheirMessage) {
   const auto dir = fs::temp_directory_path() / ("gpuctl-apt-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir / "bin");
@@ -102,19 +102,22 @@ TEST(PackageInstallCommand, QuotesTheVersionAndNameInItsMessage) {
   const auto canary = dir / "canary";
   for (const std::string& version : std::vector<std::string>{"550.1\"; touch " + canary.string() + "; echo \"", "$(touch " + canary.string() + ")",
                                     "`touch " + canary.string() + "`", "550.127.08"}) {
-    PackageResource wanted{"nvidia-driver-550", PackageState::present, version, true};
-    const auto script = dir / "install.sh";
-    std::ofstream(script) << "PATH=" << util::shell_quote((dir / "bin").string()) << ":$PATH\n"
-                          << apply_detail::package_install_command(wanted);
-    const auto err = dir / "stderr";
-    const int status = std::system(("/bin/sh " + util::shell_quote(script.string()) + " >/dev/null 2>" +
-                                    util::shell_quote(err.string())).c_str());
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 100) << status;
-    std::ifstream in(err);
-    std::ostringstream text;
-    text << in.rdbuf();
-    EXPECT_EQ(text.str(), "gpuctl: version " + version + " of nvidia-driver-550 is not in the configured repositories\n");
-    EXPECT_FALSE(fs::exists(canary)) << apply_detail::package_install_command(wanted);
+    // The install, and the download before a drain (apply/prefetch.hpp), resolve alike.
+    for (const auto& command : {apply_detail::package_install_command, apply_detail::package_download_command}) {
+      PackageResource wanted{"nvidia-driver-550", PackageState::present, version, true};
+      const auto script = dir / "install.sh";
+      std::ofstream(script) << "PATH=" << util::shell_quote((dir / "bin").string()) << ":$PATH\n"
+                            << command(wanted);
+      const auto err = dir / "stderr";
+      const int status = std::system(("/bin/sh " + util::shell_quote(script.string()) + " >/dev/null 2>" +
+                                      util::shell_quote(err.string())).c_str());
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 100) << status;
+      std::ifstream in(err);
+      std::ostringstream text;
+      text << in.rdbuf();
+      EXPECT_EQ(text.str(), "gpuctl: version " + version + " of nvidia-driver-550 is not in the configured repositories\n");
+      EXPECT_FALSE(fs::exists(canary)) << command(wanted);
+    }
   }
   fs::remove_all(dir);
 }
