@@ -72,7 +72,17 @@ Result<NodeState> Session::probe_node(std::size_t index, ProbePurpose purpose) {
   auto probe = facts::run_state_probe(**transport, node_probe_options(*data.program, purpose), node.connection.become);
   if (!probe) return std::unexpected(probe.error());
   m_hooks.on_probe_done(node.name, purpose == ProbePurpose::plan ? "plan" : "verify", probe->duration);
-  return parse_node_state(*data.program, *probe);
+  auto state = parse_node_state(*data.program, *probe);
+  // Package names are an OS's: a node of another OS than the profile's is refused, not planned.
+  if (state && state->facts.os.present()) {
+    const auto& os = *state->facts.os.value;
+    if (auto mismatch = os_mismatch(m_inventory.cluster.profile, os.id, os.version_id, os.pretty_name)) {
+      Location where;
+      where.node = node.name;
+      return fail(ErrorCode::validation, *mismatch, where);
+    }
+  }
+  return state;
 }
 
 void Session::keep_facts(std::size_t index, NodeState&& state) { m_data[index]->facts = std::move(state.facts); }
@@ -161,7 +171,10 @@ exec::TaskResult Session::apply_changes(std::size_t i, const NodePlan& node_plan
     if (result.failed) return {exec::NodeStatus::failed, fmt::format("step '{}': {}", result.failed_step, result.error)};
     return {result.changed ? exec::NodeStatus::changed : exec::NodeStatus::ok, {}};
   };
-  const Change* disruptive = m_inventory.cluster.slurm.enabled ? disruptive_change(node_plan) : nullptr;
+  const auto& packages = m_inventory.cluster.packages.packages;
+  const std::vector<std::string> driver_packages{packages.contains("driver") ? packages.at("driver") : "",
+                                                 packages.contains("kernel_module") ? packages.at("kernel_module") : ""};
+  const Change* disruptive = m_inventory.cluster.slurm.enabled ? disruptive_change(node_plan, driver_packages) : nullptr;
   if (!disruptive) return applied();
   // While the node still runs jobs: the drained window is then install + reboot + verify.
   prefetch_packages(m_pool, node, *m_data[i]->program, node_plan, m_hooks);

@@ -8,7 +8,6 @@
 namespace gpuctl {
 namespace {
 
-constexpr std::string_view k_driver_package_prefix = "package:nvidia-driver-";
 constexpr std::string_view k_slurm_conf = "/etc/slurm/slurm.conf";
 constexpr std::string_view k_no_slurm_conf_marker = "gpuctl:no-slurm-conf";
 constexpr std::string_view k_unexpected_reboot_reason = "Node unexpectedly rebooted";
@@ -45,9 +44,12 @@ Result<void> scontrol_update(Transport& transport, const std::string& name, cons
 
 }  // namespace
 
-const Change* disruptive_change(const NodePlan& plan) {
-  for (const auto& change : plan.changes)
-    if (change.action == Action::reboot || change.resource.starts_with(k_driver_package_prefix)) return &change;
+const Change* disruptive_change(const NodePlan& plan, const std::vector<std::string>& driver_packages) {
+  for (const auto& change : plan.changes) {
+    if (change.action == Action::reboot) return &change;
+    for (const auto& package : driver_packages)
+      if (!package.empty() && change.resource == "package:" + package) return &change;
+  }
   return nullptr;
 }
 

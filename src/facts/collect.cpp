@@ -53,6 +53,21 @@ void fill_driver(NodeFacts& facts, const Probes& probes) {
   facts.driver_open_kernel_module = Fact<bool>::of(module.value->open);
 }
 
+// Who installed nvidia-smi. A probe that could not answer (no dpkg-query, dpkg failing, output
+// cut off) leaves the fact absent with why: never a guess from what is left.
+void fill_driver_origin(NodeFacts& facts, const Probes& probes) {
+  if (auto failure = probe_failure(probes, "driver_origin", "driver origin")) {
+    facts.driver_origin = Fact<DriverOrigin>::absent(std::move(*failure));
+    return;
+  }
+  auto origin = parse_driver_origin(probes.at("driver_origin").out);
+  if (!origin) {
+    facts.driver_origin = Fact<DriverOrigin>::absent("driver origin: " + origin.error().message);
+    return;
+  }
+  facts.driver_origin = Fact<DriverOrigin>::of(std::move(*origin));
+}
+
 void fill_packages(NodeFacts& facts, const Probes& probes) {
   const auto it = probes.find("packages");
   // dpkg-query exits 1 when some pattern matches no package; that is not a failure.
@@ -158,6 +173,7 @@ NodeFacts facts_from_probes(std::string node, const Probes& probes) {
   facts.uptime_s = parse_fact<double>(probes, "uptime", "/proc/uptime", parse_uptime);
   facts.loaded_modules = parse_fact<std::vector<std::string>>(probes, "modules", "/proc/modules", parse_proc_modules);
   fill_driver(facts, probes);
+  fill_driver_origin(facts, probes);
   fill_packages(facts, probes);
   fill_cuda(facts, probes);
   fill_nccl(facts, probes);

@@ -80,6 +80,14 @@ ordered_json nvlink_json(const std::vector<NvlinkGpu>& gpus) {
   return list;
 }
 
+ordered_json driver_origin_json(const DriverOrigin& origin) {
+  return ordered_json{{"kind", std::string(to_string(origin.kind))},
+                      {"package", origin.package},
+                      {"path", origin.path},
+                      {"runfile_marks", origin.runfile_marks},
+                      {"note", origin.note}};
+}
+
 ordered_json node_json(const NodeFacts& facts) {
   ordered_json j;
   j["format_version"] = k_facts_format_version;
@@ -93,6 +101,7 @@ ordered_json node_json(const NodeFacts& facts) {
   j["loaded_modules"] = fact_json(facts.loaded_modules);
   j["driver_version"] = fact_json(facts.driver_version);
   j["driver_open_kernel_module"] = fact_json(facts.driver_open_kernel_module);
+  j["driver_origin"] = fact_json(facts.driver_origin, driver_origin_json);
   j["cuda_version"] = fact_json(facts.cuda_version);
   j["nccl_version"] = fact_json(facts.nccl_version);
   j["gpus"] = fact_json(facts.gpus, [](const std::vector<GpuInfo>& gpus) {

@@ -75,6 +75,37 @@ std::string packages_probe(const CollectOptions& options) {
   return body + require("dpkg-query") + dpkg_query_command(options);
 }
 
+// NVIDIA's runfile installs these (its default prefixes); a package never does.
+constexpr std::string_view k_runfile_marks = "/usr/bin/nvidia-uninstall /var/log/nvidia-installer.log";
+
+// Where packages put nvidia-smi: Ubuntu's and NVIDIA's Ubuntu packages in /usr/bin (/bin by its
+// merged-/usr name), Debian's (and NVIDIA's Debian packages) in /usr/lib/nvidia/<flavour>/ with
+// /usr/bin/nvidia-smi an update-alternatives link to it, which no package owns.
+constexpr std::string_view k_packaged_nvidia_smi = "/usr/bin/nvidia-smi /bin/nvidia-smi /usr/lib/nvidia/*/nvidia-smi";
+
+// Who installed the driver's user space (parse_driver_origin): nvidia-smi looked up on PATH by
+// the shell itself (what `command -v` finds, without a $(...) subshell); the names packages
+// give nvidia-smi that are the same file (`-ef`: the merged-/usr name, the target of Debian's
+// alternatives link), since dpkg knows a file only by the name its package shipped; the
+// runfile's marks; then one `dpkg-query -S` for all those names. No nvidia-smi: no dpkg-query.
+std::string driver_origin_probe() {
+  return fmt::format(
+      "o_p=\"$PATH:\"; o_s=; "
+      "while [ -n \"$o_p\" ]; do o_d=${{o_p%%:*}}; o_p=${{o_p#*:}}; case $o_d in /*) "
+      "if [ -f \"$o_d/nvidia-smi\" ] && [ -x \"$o_d/nvidia-smi\" ]; then o_s=$o_d/nvidia-smi; break; fi;; esac; done; "
+      "printf 'nvidia_smi_path=%s\\n' \"$o_s\"; "
+      "for o_m in {0}; do [ ! -e \"$o_m\" ] || printf 'runfile_mark=%s\\n' \"$o_m\"; done; "
+      "[ -n \"$o_s\" ] || return 0; "
+      "[ ! -L \"$o_s\" ] || echo 'symlink=yes'; "
+      "set -- \"$o_s\"; "
+      "for o_c in {1}; do if [ \"$o_c\" != \"$o_s\" ] && [ \"$o_s\" -ef \"$o_c\" ]; then "
+      "printf 'same_file=%s\\n' \"$o_c\"; set -- \"$@\" \"$o_c\"; fi; done; "
+      "command -v dpkg-query >/dev/null 2>&1 || "
+      "{{ echo \"dpkg-query: command not found (no dpkg to ask which package owns $o_s)\" >&2; return 127; }}; "
+      "dpkg-query -S \"$@\" 2>&1; printf 'dpkg_query_rc=%s\\n' \"$?\"",
+      k_runfile_marks, k_packaged_nvidia_smi);
+}
+
 std::vector<Probe> probes(const CollectOptions& options) {
   std::vector<Probe> list{
       {"os_release", "show /etc/os-release 2>/dev/null || show /usr/lib/os-release"},
@@ -87,6 +118,7 @@ std::vector<Probe> probes(const CollectOptions& options) {
       // Kernels without module support (and the sandbox) have no /proc/modules: fall back to lsmod.
       {"modules", "if [ -r /proc/modules ]; then cat /proc/modules; else lsmod; fi"},
       {"driver", "show /proc/driver/nvidia/version"},
+      {"driver_origin", driver_origin_probe()},
       // version.json where the toolkit has one (CUDA 11.1 and later); nvcc only without it.
       {"cuda", fmt::format("if [ -r {0} ]; then show {0}; else {1}nvcc --version; fi", k_cuda_version_json,
                            require("nvcc"))},
@@ -153,6 +185,8 @@ std::string probe_command(std::string_view name, const CollectOptions& options) 
   if (name == "topology") return "nvidia-smi topo -m";
   if (name == "nvlink") return "nvidia-smi nvlink -s";
   if (name == "packages") return dpkg_query_command(options);
+  if (name == "driver_origin")
+    return fmt::format("dpkg-query -S \"$(command -v nvidia-smi)\"; ls -d {}", k_runfile_marks);
   for (const auto& probe : probes(options))
     if (probe.name == name) return probe.body;
   return {};

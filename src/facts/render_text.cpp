@@ -40,6 +40,30 @@ std::string gpu_modules(const NodeFacts& facts) {
   return out.empty() ? "no nvidia/nouveau module loaded" : out;
 }
 
+// ", from package nvidia-utils-580", ", not from a package (...)": who installed nvidia-smi.
+std::string driver_origin_text(const NodeFacts& facts) {
+  if (!facts.driver_origin.present()) return fmt::format(", origin absent ({})", facts.driver_origin.absent_reason);
+  const auto& origin = *facts.driver_origin.value;
+  std::string marks;
+  for (const auto& mark : origin.runfile_marks) marks += (marks.empty() ? "" : " and ") + mark;
+  const std::string note = origin.note.empty() ? "" : "; " + origin.note;
+  switch (origin.kind) {
+    case DriverOrigin::Kind::package:
+      return fmt::format(", from package {}{}{}", origin.package, note,
+                         marks.empty() ? "" : " (NVIDIA's runfile has left " + marks + " too)");
+    case DriverOrigin::Kind::runfile:
+      return fmt::format(", from NVIDIA's runfile ({} is owned by no dpkg package; {} {}{})", origin.path, marks,
+                         origin.runfile_marks.size() == 1 ? "exists" : "exist", note);
+    case DriverOrigin::Kind::unpackaged:
+      return fmt::format(", not from a package (nvidia-smi at {} is owned by no dpkg package{})", origin.path, note);
+    case DriverOrigin::Kind::no_user_space:
+      return facts.driver_version.present()
+                 ? ", no nvidia-smi on the host (the kernel module is loaded: a driver container, such as the GPU Operator's?)"
+                 : ", no nvidia-smi on the host";
+  }
+  return {};
+}
+
 // "GPU0-GPU1 NV18 (all 28 pairs)" when uniform, else every pair; then the links per GPU.
 std::string nvlink_summary(const NodeFacts& facts) {
   std::string out;
@@ -78,6 +102,7 @@ std::string render_facts_text(const NodeFacts& facts) {
       text_or_absent(facts.kernel, show_string), text_or_absent(facts.uptime_s, show_uptime));
   std::string driver = text_or_absent(facts.driver_version, show_string);
   if (facts.driver_open_kernel_module.present()) driver += *facts.driver_open_kernel_module.value ? " (open)" : " (proprietary)";
+  driver += driver_origin_text(facts);
   out += fmt::format("  driver {}, CUDA {}, NCCL {}\n", driver, text_or_absent(facts.cuda_version, show_string),
                      text_or_absent(facts.nccl_version, show_string));
   out += fmt::format("  modules: {}\n", gpu_modules(facts));

@@ -15,9 +15,12 @@ namespace {
 
 using Keys = std::vector<std::string>;
 
-const Keys k_cluster_keys{"name", "os_family", "nvidia", "nccl", "slurm", "monitoring"};
-const Keys k_nvidia_keys{"driver_branch", "driver_version", "cuda", "open_kernel_module", "repository"};
-const Keys k_repository_keys{"url", "key_url", "key_file", "pin_priority"};
+const Keys k_cluster_keys{"name", "os_family", "os", "nvidia", "nccl", "slurm", "monitoring"};
+const Keys k_nvidia_keys{"driver_branch", "driver_version", "cuda", "open_kernel_module", "driver_source",
+                         "unpackaged_driver", "repository"};
+const Keys k_repository_keys{"url", "key_url", "key_file", "pin_priority", "existing"};
+const Keys k_unpackaged_driver{"adopt", "install"};
+const Keys k_existing_repository{"adopt", "replace"};
 const Keys k_slurm_keys{"controller", "cluster_name", "partitions", "options"};
 const Keys k_partition_keys{"name", "nodes", "default", "options"};
 const Keys k_monitoring_keys{"prometheus", "dcgm_exporter", "node_exporter", "ports"};
@@ -41,6 +44,7 @@ void decode_repository(Decoder& d, const YamlNode& node, RepositorySettings& out
   if (r->get("key_url") && r->get("key_file"))
     d.error(*r->get("key_file"), "give either 'key_url' or 'key_file' for the repository, not both");
   if (const auto* n = r->get("pin_priority")) out.pin_priority = d.integer(*n, "'pin_priority'", -1000, 1001).value_or(600);
+  if (const auto* n = r->get("existing")) out.existing = d.choice(*n, "'repository.existing'", k_existing_repository).value_or("adopt");
 }
 
 void decode_nvidia(Decoder& d, const YamlNode& node, NvidiaSettings& out) {
@@ -51,6 +55,10 @@ void decode_nvidia(Decoder& d, const YamlNode& node, NvidiaSettings& out) {
   if (const auto* n = view->get("cuda")) out.cuda_version = version(d, *n, "cuda", grammar::cuda_version);
   if (const auto* n = view->get("open_kernel_module"))
     out.open_kernel_module = d.boolean(*n, "'open_kernel_module'").value_or(out.open_kernel_module);
+  if (const auto* n = view->get("driver_source"))
+    out.driver_source = d.choice(*n, "'driver_source'", profile_driver_sources()).value_or(out.driver_source);
+  if (const auto* n = view->get("unpackaged_driver"))
+    out.unpackaged_driver = d.choice(*n, "'unpackaged_driver'", k_unpackaged_driver).value_or(out.unpackaged_driver);
   if (!out.driver_branch.empty() && !out.driver_version.empty() &&
       !out.driver_version.starts_with(out.driver_branch + "."))
     d.error(*view->get("driver_version"),
@@ -173,6 +181,44 @@ void decode_monitoring(Decoder& d, const YamlNode& node, RawInventory& raw) {
   }
 }
 
+// The package profile cluster.os and nvidia.driver_source name, resolved for this inventory's
+// driver and CUDA; a choice the profile cannot serve is an error at the line that made it.
+void attach_profile(Decoder& d, const YamlNode& cluster, const YamlNode* nvidia, ClusterSettings& c) {
+  const auto& view_of = [&](const YamlNode* map, std::string_view key) -> const YamlNode* {
+    if (!map || !map->is_map()) return nullptr;
+    for (const auto& entry : map->entries)
+      if (entry.first.value == key) return &entry.second;
+    return nullptr;
+  };
+  const YamlNode* os_node = view_of(&cluster, "os");
+  const YamlNode* source_node = view_of(nvidia, "driver_source");
+  const YamlNode& choice_at = source_node ? *source_node : (os_node ? *os_node : cluster);
+  auto profile = load_profile(profile_name(c.os, c.nvidia.driver_source));
+  if (!profile) {
+    d.error(choice_at, profile.error().message, profile.error().hint);
+    return;
+  }
+  c.profile = std::move(*profile);
+  auto packages = resolve_packages(c.profile, {c.nvidia.driver_branch, c.nvidia.driver_version, c.nvidia.cuda_version,
+                                               c.nvidia.open_kernel_module});
+  if (!packages) {
+    const YamlNode* module_node = view_of(nvidia, "open_kernel_module");
+    d.error(module_node ? *module_node : choice_at, packages.error().message, packages.error().hint);
+    return;
+  }
+  c.packages = std::move(*packages);
+  const YamlNode* repository = view_of(nvidia, "repository");
+  if (c.nvidia.driver_source == "distribution" && repository)
+    d.error(*repository,
+            fmt::format("'repository' is NVIDIA's CUDA repository, but driver_source is distribution ({})", c.profile.description),
+            "remove 'repository', or set driver_source: cuda-repository");
+  // NVIDIA's repository for this OS unless the inventory names a mirror.
+  if (c.nvidia.driver_source == "cuda-repository" && !repository) {
+    c.nvidia.repository.url = c.profile.repository_url;
+    c.nvidia.repository.key_url = c.profile.repository_key_url;
+  }
+}
+
 }  // namespace
 
 void decode_cluster(Decoder& d, const YamlNode& node, RawInventory& raw) {
@@ -184,10 +230,20 @@ void decode_cluster(Decoder& d, const YamlNode& node, RawInventory& raw) {
   if (const auto* n = view->get("name")) c.name = checked(d, *n, "cluster name", grammar::name).value_or("");
   else d.error(node, "'cluster' needs a 'name'");
   if (const auto* n = view->get("os_family")) c.os_family = d.choice(*n, "'os_family'", k_os_families).value_or("debian");
+  if (const auto* n = view->get("os")) c.os = d.choice(*n, "'os'", profile_os_names()).value_or(c.os);
   if (const auto* n = view->get("nvidia")) decode_nvidia(d, *n, c.nvidia);
   if (const auto* n = view->get("nccl")) c.nccl = decode_nccl(d, *n);
   if (const auto* n = view->get("slurm")) decode_slurm(d, *n, raw);
   if (const auto* n = view->get("monitoring")) decode_monitoring(d, *n, raw);
+  attach_profile(d, node, view->get("nvidia"), c);
+  if (c.monitoring.dcgm_exporter && !c.profile.name.empty() && c.packages.packages["dcgm_exporter"].empty()) {
+    const auto* row = c.profile.find_row("dcgm_exporter");
+    const auto* monitoring = view->get("monitoring");
+    d.error(monitoring ? *monitoring : node,
+            fmt::format("monitoring.dcgm_exporter is on, but {} has no DCGM exporter package ({})", c.profile.description,
+                        row ? row->note : "none"),
+            "set monitoring.dcgm_exporter: false, or use driver_source: cuda-repository");
+  }
 }
 
 }  // namespace gpuctl::inventory_detail

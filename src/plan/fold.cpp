@@ -49,7 +49,7 @@ bool same_or_same_without_own_words(const std::string& a_raw, const std::string&
 }
 
 bool folds_with(const NodePlan& a, const PlanText& at, const NodePlan& b, const PlanText& bt) {
-  if (a.status != b.status || a.changes.size() != b.changes.size()) return false;
+  if (a.status != b.status || a.changes.size() != b.changes.size() || a.notes != b.notes) return false;
   if (!same_or_same_without_own_words(at.error_raw, at.error_out, bt.error_raw, bt.error_out)) return false;
   for (std::size_t i = 0; i < a.changes.size(); ++i)
     if (!same_or_same_without_own_words(at.changes[i].raw, at.changes[i].own_words_out, bt.changes[i].raw,
@@ -138,6 +138,7 @@ std::vector<PlanGroup> fold_node_plans(const Plan& plan) {
       return std::ranges::all_of(group.members, [&](std::size_t m) { return raw_of(m) == raw_of(first); });
     };
     group.error = node.error;
+    group.notes = node.notes;
     if (!all_raw_equal([&](std::size_t m) -> const std::string& { return texts[m].error_raw; })) {
       group.error = texts[first].error_out;
       group.placeholders = true;

@@ -103,9 +103,12 @@ std::string node_state_script(const NodeProgram& program, ProbePurpose purpose) 
     const auto& r = resources[i]->resource;
     switch (r.kind) {
       case ResourceKind::file:
+        if (!r.file.unless.empty())
+          script += fmt::format("( {} ) </dev/null >/dev/null 2>&1; echo \"@@guard {} $?\"\n", r.file.unless, i);
+        break;  // the file itself: all at once, below
       case ResourceKind::package:  // asked in the batch's dpkg-query (program_packages)
       case ResourceKind::service:
-        break;  // files and services: all at once, below
+        break;  // services: all at once, below
       case ResourceKind::command:
         // Done when either guard says so: `creates` exists, or `unless` exits 0.
         if (!r.command.creates.empty() && !r.command.unless.empty())
@@ -367,7 +370,9 @@ Result<NodeState> parse_node_state(const NodeProgram& program, std::string_view 
     } else if (tag == "@@guard" && words.size() == 3) {
       const auto* r = resource_at(words[1]);
       if (!r) return std::unexpected(bad_probe(line));
-      state.guards_done[r->resource.command.run] = words[2] == "0";
+      // A command's guard by its command text; a file's by its resource id ("file:/path").
+      const auto& key = r->resource.kind == ResourceKind::file ? resource_id(r->resource) : r->resource.command.run;
+      state.guards_done[key] = words[2] == "0";
     }
   }
   if (!done) return std::unexpected(bad_probe("it did not finish"));

@@ -54,7 +54,7 @@ json node_to_json(const NodePlan& node) {
                        {"content_digest", c.content_digest}});
   return {{"node", node.node}, {"address", node.address}, {"status", status_name(node.status)},
           {"error", node.error.empty() ? json(nullptr) : json(node.error)},
-          {"state_fingerprint", node.state_fingerprint}, {"changes", std::move(changes)},
+          {"state_fingerprint", node.state_fingerprint}, {"changes", std::move(changes)}, {"notes", node.notes},
           {"changes_digest", changes_digest(node.changes)}};
 }
 
@@ -75,6 +75,9 @@ Result<NodePlan> node_from_json(const json& n, const std::string& path) {
   if (!n.at("error").is_null()) node.error = n.at("error").get<std::string>();
   node.state_fingerprint = n.at("state_fingerprint").get<std::string>();
   node.changes_digest = n.at("changes_digest").get<std::string>();
+  if (const auto notes = n.find("notes"); notes != n.end() && notes->is_array())
+    for (const auto& note : *notes)
+      if (note.is_string()) node.notes.push_back(note.get<std::string>());
   for (const auto& c : n.at("changes")) {
     Change change;
     const auto it = actions_by_name().find(c.at("action").get<std::string>());

@@ -2,6 +2,7 @@
 #include <gpuctl/plan/plan.hpp>
 
 #include <gpuctl/util/diff.hpp>
+#include <gpuctl/util/strings.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -68,6 +69,10 @@ constexpr std::string_view k_replaces_node_secret =
 
 std::vector<Change> file_changes(const ResolvedResource& resolved, const NodeState& state) {
   const auto& f = resolved.resource.file;
+  if (!f.unless.empty()) {
+    const auto guard = state.guards_done.find(resource_id(resolved.resource));
+    if (guard != state.guards_done.end() && guard->second) return {};
+  }
   const auto it = state.files.find(f.path);
   const ObservedFile observed = it == state.files.end() ? ObservedFile{} : it->second;
   const bool from_source = !f.source.empty();
@@ -101,7 +106,37 @@ std::vector<Change> file_changes(const ResolvedResource& resolved, const NodeSta
   return {change};
 }
 
-std::vector<Change> package_changes(const ResolvedResource& resolved, const NodeState& state) {
+// A driver package not installed while the node runs the driver at the wanted version, from
+// no package (facts/facts.hpp DriverOrigin): the runfile's or a vendor image's files. What the
+// policy makes of it, as a plan note; nullopt when the package is an ordinary one.
+std::optional<std::string> unpackaged_driver_note(const PackageResource& p, const NodeState& state, bool& adopted) {
+  adopted = false;
+  if (p.unpackaged_driver.empty() || p.version.empty()) return std::nullopt;
+  const auto& loaded = state.facts.driver_version;
+  const auto& origin = state.facts.driver_origin;
+  if (!loaded.present() || *loaded.value != p.version) return std::nullopt;
+  if (origin.present() && origin.value->kind == DriverOrigin::Kind::package) return std::nullopt;
+  const std::string from =
+      !origin.present() ? fmt::format("its origin is unknown: {}", origin.absent_reason)
+      : origin.value->kind == DriverOrigin::Kind::runfile
+          ? fmt::format("NVIDIA's runfile installed it ({})", util::join(origin.value->runfile_marks, ", "))
+      : origin.value->kind == DriverOrigin::Kind::no_user_space
+          ? std::string("the host has no nvidia-smi: a driver container?")
+          : fmt::format("{} belongs to no package", origin.value->path);
+  if (p.unpackaged_driver == "adopt") {
+    adopted = true;
+    return fmt::format("driver {} is loaded and not from a package ({}): adopted as it is, its packages are not "
+                       "installed (nvidia.unpackaged_driver: adopt)",
+                       p.version, from);
+  }
+  return fmt::format("driver {} is loaded and not from a package ({}): installing its packages puts a second copy "
+                     "over it; remove it first (nvidia-uninstall for the runfile), or keep it with "
+                     "nvidia.unpackaged_driver: adopt",
+                     p.version, from);
+}
+
+std::vector<Change> package_changes(const ResolvedResource& resolved, const NodeState& state,
+                                    std::vector<std::string>& notes) {
   const auto& p = resolved.resource.package;
   const auto it = state.packages.find(p.name);
   const ObservedPackage observed = it == state.packages.end() ? ObservedPackage{} : it->second;
@@ -116,6 +151,11 @@ std::vector<Change> package_changes(const ResolvedResource& resolved, const Node
     return {change};
   }
   if (!observed.installed) {
+    bool adopted = false;
+    if (auto note = unpackaged_driver_note(p, state, adopted)) {
+      if (std::ranges::find(notes, *note) == notes.end()) notes.push_back(std::move(*note));
+      if (adopted) return {};
+    }
     change.action = Action::create;
     change.summary = fmt::format("install {} (none -> {}){}", p.name, wanted, p.hold ? ", held" : "");
     change.reason = "package is not installed";
@@ -234,7 +274,7 @@ NodePlan make_node_plan(const NodeProgram& program, const NodeState& state) {
       std::vector<Change> changes;
       switch (resolved.resource.kind) {
         case ResourceKind::file: changes = file_changes(resolved, state); break;
-        case ResourceKind::package: changes = package_changes(resolved, state); break;
+        case ResourceKind::package: changes = package_changes(resolved, state, plan.notes); break;
         case ResourceKind::service: changes = service_changes(resolved, state); break;
         case ResourceKind::command: changes = command_changes(resolved, state); break;
       }

@@ -31,13 +31,14 @@ Error in_context(Error error, const Playbook& playbook, const Step& step, const 
 // quoted for where it stands, the other fields as they are and then checked as paths, names
 // and versions (playbook/resource_values.hpp).
 Result<void> substitute_resource(Resource& r, const Variables& vars) {
-  for (auto* field : {&r.command.run, &r.command.unless}) {
+  for (auto* field : {&r.command.run, &r.command.unless, &r.file.unless}) {
     auto command = substitute_shell(*field, vars);
     if (!command) return std::unexpected(command.error());
     *field = std::move(*command);
   }
   std::vector<std::string*> fields{&r.when, &r.file.path, &r.file.template_name, &r.file.source, &r.file.secret,
                                    &r.file.owner, &r.file.group, &r.package.name, &r.package.version,
+                                   &r.package.unpackaged_driver,
                                    &r.service.name, &r.command.creates, &r.command.reason};
   for (auto* field : fields) {
     auto value = substitute(*field, vars);

@@ -57,17 +57,20 @@ std::string change_counts(const std::vector<Change>& changes) {
 using ShownDiffs = std::map<std::string, std::string, std::less<>>;
 
 std::string render_block(std::string_view who, std::size_t members, NodePlanStatus status, std::string_view error,
-                         const std::vector<Change>& changes, bool placeholders, const Palette& palette,
-                         const TextOptions& options, ShownDiffs* shown) {
+                         const std::vector<Change>& changes, const std::vector<std::string>& notes, bool placeholders,
+                         const Palette& palette, const TextOptions& options, ShownDiffs* shown) {
   const auto many = members > 1 ? fmt::format(" ({} nodes)", members) : std::string();
   std::string out;
   if (status != NodePlanStatus::planned) {
     return fmt::format("  {}  {}{}: {}\n", palette.paint(who, "1"),
                        palette.paint(status == NodePlanStatus::unreachable ? "unreachable" : "failed", "31"), many, error);
   }
-  if (changes.empty()) return fmt::format("  {}  no changes{}\n", palette.paint(who, "1"), many);
-  out += fmt::format("  {}  {}({})\n", palette.paint(who, "1"), members > 1 ? fmt::format("{} nodes ", members) : "",
-                     change_counts(changes));
+  if (changes.empty()) out += fmt::format("  {}  no changes{}\n", palette.paint(who, "1"), many);
+  else
+    out += fmt::format("  {}  {}({})\n", palette.paint(who, "1"), members > 1 ? fmt::format("{} nodes ", members) : "",
+                       change_counts(changes));
+  for (const auto& note : notes) out += fmt::format("    {} {}\n", palette.paint("note:", "33"), note);
+  if (changes.empty()) return out;
   if (placeholders)
     out += fmt::format("    {}\n", palette.paint(fmt::format("{} and {} below stand for each node's own name and address",
                                                                 k_node_placeholder, k_address_placeholder), "2"));
@@ -131,12 +134,13 @@ std::string render_plan_text(const Plan& plan, const TextOptions& options) {
   }
   if (options.expand) {
     for (const auto& node : plan.nodes)
-      out += render_block(node.node, 1, node.status, node.error, node.changes, false, palette, options, nullptr);
+      out += render_block(node.node, 1, node.status, node.error, node.changes, node.notes, false, palette, options,
+                          nullptr);
   } else {
     ShownDiffs shown;
     for (const auto& group : fold_node_plans(plan))
       out += render_block(group.hostlist, group.members.size(), group.status, group.error, group.changes,
-                          group.placeholders, palette, options, &shown);
+                          group.notes, group.placeholders, palette, options, &shown);
   }
   out += "\n" + render_plan_summary(plan) + "\n";
   return out;

@@ -162,7 +162,7 @@ class PlaybookDecoder {
  private:
   std::optional<Resource> read_resource(const YamlNode& node, const std::string& step) {
     static const std::vector<std::string> keys{"file", "template", "source", "secret", "mode", "owner", "group",
-                                               "package", "state", "version", "hold",
+                                               "package", "state", "version", "hold", "unpackaged_driver",
                                                "service", "enabled", "running",
                                                "command", "creates", "unless", "reason", "notify", "when"};
     const auto where = fmt::format("a resource of step '{}'", step);
@@ -204,12 +204,15 @@ class PlaybookDecoder {
       }
       if (auto owner = r.text("owner"); !owner.empty()) f.owner = std::move(owner);
       if (auto group = r.text("group"); !group.empty()) f.group = std::move(group);
+      f.unless = r.text("unless");
+      r.check_shell_command("unless", f.unless);
     } else if (r.has("package")) {
       resource.kind = ResourceKind::package;
       auto& p = resource.package;
       p.name = r.text("package");
       p.version = r.text("version");
       p.hold = r.boolean("hold").value_or(false);
+      p.unpackaged_driver = r.text("unpackaged_driver");
       const auto state = r.text("state");
       if (state == "absent") p.state = PackageState::absent;
       else if (!state.empty() && state != "present")

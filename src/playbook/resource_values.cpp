@@ -79,6 +79,9 @@ Result<void> check_resource_values(const Resource& resource) {
       return check_account_name(resource.file.group, "file group");
     case ResourceKind::package:
       if (auto ok = check_package_name(resource.package.name); !ok) return ok;
+      if (const auto& policy = resource.package.unpackaged_driver; !policy.empty() && policy != "adopt" && policy != "install")
+        return fail(ErrorCode::validation, fmt::format("unpackaged_driver '{}' is neither adopt nor install", policy), {},
+                    "write unpackaged_driver: adopt, install, or \"{{nvidia.unpackaged_driver}}\"");
       return check_package_version(resource.package.version);
     case ResourceKind::service: return check_unit_name(resource.service.name);
     case ResourceKind::command:

@@ -103,6 +103,19 @@ Variables node_variables(const Inventory& inventory, const Node& node) {
   for (const char* name : {"node.rack", "node.gpu.model", "node.gpu.type", "node.gpu.power_watts"}) v.try_emplace(name);
   v["cluster.name"] = cluster.name;
   v["cluster.os_family"] = cluster.os_family;
+  v["cluster.os"] = cluster.os;
+  // The package profile's rows (packages/profile.hpp): "" where the source ships none.
+  v["profile.name"] = cluster.profile.name;
+  v["profile.driver_source"] = cluster.nvidia.driver_source;
+  for (const auto& row : profile_row_names()) {
+    const auto package = cluster.packages.packages.find(row);
+    const auto service = cluster.packages.services.find(row);
+    v["package." + row] = package == cluster.packages.packages.end() ? "" : package->second;
+    v["service." + row] = service == cluster.packages.services.end() ? "" : service->second;
+  }
+  v["nvidia.unpackaged_driver"] = cluster.nvidia.unpackaged_driver;
+  v["nvidia.repository.existing"] = cluster.nvidia.repository.existing;
+  v["nvidia.repository.keyring_list"] = cluster.profile.keyring_list;
   v["nvidia.driver_branch"] = cluster.nvidia.driver_branch;
   v["nvidia.driver_version"] = cluster.nvidia.driver_version;
   v["nvidia.cuda"] = cluster.nvidia.cuda_version;

@@ -177,7 +177,10 @@ TemplateValue nvidia_value(const NvidiaSettings& nvidia) {
   // The inventory's key and the playbook variable are both `nvidia.cuda`: one name.
   set_if(value, "cuda", nvidia.cuda_version);
   value["open_kernel_module"] = nvidia.open_kernel_module;
+  set_if(value, "driver_source", nvidia.driver_source);
+  set_if(value, "unpackaged_driver", nvidia.unpackaged_driver);
   TemplateValue& repository = value["repository"];
+  set_if(repository, "existing", nvidia.repository.existing);
   set_if(repository, "url", nvidia.repository.url);
   set_if(repository, "host", url_host(nvidia.repository.url));
   // apt gives local (file:) repositories an empty origin; a host name never matches them.
@@ -342,7 +345,14 @@ TemplateValue build_cluster_context(const Inventory& inventory) {
   TemplateValue& cluster = context["cluster"];
   set_if(cluster, "name", inventory.cluster.name);
   set_if(cluster, "os_family", inventory.cluster.os_family);
+  set_if(cluster, "os", inventory.cluster.os);
   context["nvidia"] = nvidia_value(inventory.cluster.nvidia);
+  set_if(context["nvidia"]["repository"], "keyring_list", inventory.cluster.profile.keyring_list);
+  // The package profile's rows (packages/profile.hpp); a row the source ships none of is left out.
+  set_if(context["profile"], "name", inventory.cluster.profile.name);
+  set_if(context["profile"], "driver_source", inventory.cluster.nvidia.driver_source);
+  for (const auto& [row, package] : inventory.cluster.packages.packages) set_if(context["package"], row, package);
+  for (const auto& [row, service] : inventory.cluster.packages.services) set_if(context["service"], row, service);
   context["nccl"] = key_values(inventory.cluster.nccl);
   context["slurm"] = slurm_value(inventory);
   context["monitoring"] = monitoring_value(inventory);

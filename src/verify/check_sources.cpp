@@ -52,6 +52,12 @@ void cite_service(CheckResult& result, const NodeState& state, const std::string
 
 }  // namespace
 
+std::string dcgm_exporter_service(const Inventory& inventory) {
+  const auto& services = inventory.cluster.packages.services;
+  const auto it = services.find("dcgm_exporter");
+  return it == services.end() || it->second.empty() ? "dcgm-exporter" : it->second;
+}
+
 void cite_source(CheckResult& result, const CheckInput& input) {
   const auto& name = result.name;
   if (const auto it = probe_of_check().find(name); it != probe_of_check().end()) {
@@ -79,7 +85,7 @@ void cite_source(CheckResult& result, const CheckInput& input) {
   }
   if (name == "exporters_active") {
     // The first service not running is the one the check reports.
-    for (const auto* service : {"dcgm-exporter", "prometheus-node-exporter"}) {
+    for (const auto& service : {dcgm_exporter_service(input.inventory), std::string("prometheus-node-exporter")}) {
       const auto it = input.state.services.find(service);
       if (it == input.state.services.end() || !it->second.known || !it->second.running) {
         cite_service(result, input.state, service);

@@ -10,4 +10,8 @@ namespace gpuctl {
 // result.name; leaves them empty for a check with no known source. Pure.
 void cite_source(CheckResult& result, const CheckInput& input);
 
+// The DCGM exporter's service in the inventory's package profile (nvidia-dcgm-exporter for
+// NVIDIA's package), "dcgm-exporter" where the profile names none.
+std::string dcgm_exporter_service(const Inventory& inventory);
+
 }  // namespace gpuctl

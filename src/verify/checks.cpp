@@ -170,7 +170,8 @@ const std::map<std::string, CheckFunction>& registry() {
          const auto& wanted = in.inventory.cluster.nvidia.driver_version;
          const auto& loaded = in.state.facts.driver_version;
          if (!loaded.present()) return cannot_run(absent_reason(loaded, "loaded driver"));
-         const auto package = "nvidia-driver-" + in.inventory.cluster.nvidia.driver_branch;
+         const auto& packages = in.inventory.cluster.packages.packages;
+         const auto package = packages.contains("driver") ? packages.at("driver") : std::string();
          const auto it = in.state.packages.find(package);
          const std::string installed = it != in.state.packages.end() && it->second.installed ? it->second.version : "";
          const auto observed = fmt::format("loaded {}, package {}", *loaded.value, installed.empty() ? "not installed" : installed);
@@ -230,7 +231,7 @@ const std::map<std::string, CheckFunction>& registry() {
       {"exporters_active",
        [](const CheckInput& in) -> CheckResult {
          std::vector<std::string> services;
-         if (in.inventory.cluster.monitoring.dcgm_exporter) services.push_back("dcgm-exporter");
+         if (in.inventory.cluster.monitoring.dcgm_exporter) services.push_back(dcgm_exporter_service(in.inventory));
          if (in.inventory.cluster.monitoring.node_exporter) services.push_back("prometheus-node-exporter");
          if (services.empty()) return {{}, CheckStatus::skipped, {}, {}, "monitoring disabled in the inventory"};
          for (const auto& service : services) {
@@ -285,7 +286,7 @@ const std::vector<CheckInfo>& known_checks() {
       {"slurmd_registered", "the node is up in Slurm (not down or drained) with the inventory's GPUs as GRES"},
       {"slurmctld_active", "slurmctld running"},
       {"prometheus_active", "Prometheus running"},
-      {"exporters_active", "dcgm-exporter and node-exporter running"},
+      {"exporters_active", "the DCGM exporter and node-exporter running"},
   };
   return info;
 }

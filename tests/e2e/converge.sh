@@ -14,7 +14,8 @@ expect_output '<address> below stand for' "the exporter's listen address differs
 expect_rc 2 g plan "$INVENTORY" --detailed-exitcode --expand
 expect_output 'node01  \(' "--expand: node01 has its own block"
 expect_output 'listen-address=127\.[0-9.]+:9100' "--expand: each node's own address"
-expect_output '\+ install nvidia-driver-535' "the driver install is planned"
+expect_output '\+ install nvidia-open \(none -> 535\.183\.01\), held' "the driver install is planned, by the profile's name"
+expect_output '\+ install nvidia-kernel-open-dkms \(none -> 535\.183\.01\), held' "the open kernel module, held"
 expect_output '\+ create /etc/modprobe.d/blacklist-nouveau.conf'
 expect_output '↻ reboot' "reboots are planned"
 expect_output 'Plan: 4 nodes, 4 with changes'

@@ -60,9 +60,9 @@ mapfile -t pids < <(cat "$GPUCTL_SANDBOX_DIR"/nodes/*/supervisor.pid "$GPUCTL_SA
 out=$(node_ssh $N1 'set -e
   curl -fsSL file:///srv/gpuctl-sandbox/cuda/gpuctl-sandbox-cuda.pub | gpg --dearmor -o /usr/share/keyrings/cuda.gpg 2>/dev/null
   echo "deb [signed-by=/usr/share/keyrings/cuda.gpg] file:/srv/gpuctl-sandbox/cuda/ /" > /etc/apt/sources.list.d/cuda.list
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nvidia-driver-535 >/dev/null
-  dpkg-query -W -f="\${Version}" nvidia-driver-535' 2>/dev/null)
-check "nvidia-driver-535 installs from the signed repo ($out)" [ "$out" = 535.183.01-1 ]
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nvidia-open=535.183.01-1 >/dev/null
+  dpkg-query -W -f="\${Version}" nvidia-open nvidia-kernel-open-dkms nvidia-smi' 2>/dev/null)
+check "nvidia-open 535 (the profile's names) installs from the signed repo ($out)" [ "$out" = 535.183.01-1535.183.01-1535.183.01-1 ]
 out=$(node_ssh $N1 nvidia-smi 2>&1); rc=$?
 check "before reboot: nvidia-smi fails with rc 9 and the real text" \
   contains "$rc:$out" "9:NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running."
@@ -99,7 +99,7 @@ pm_set() { grep -q 'All done.' <<<"$out" && [ "$(tail -2 <<<"$out")" = $'Enabled
 check "-pm 1 changes persistence mode" pm_set
 
 # --- driver upgrade without reboot: version mismatch ----------------------------------------
-node_ssh $N1 'DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nvidia-driver-550 >/dev/null 2>&1'
+node_ssh $N1 'DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nvidia-open=550.127.08-1 >/dev/null 2>&1'
 out=$(node_ssh $N1 nvidia-smi 2>&1); rc=$?
 check "upgrade 535->550 without reboot: version mismatch, rc 18" contains "$rc:$out" "18:Failed to initialize NVML: Driver/library version mismatch"
 check "reboot after the upgrade" reboot_node $N1
@@ -149,10 +149,10 @@ out=$(node_ssh $N1 'DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cuda-t
 check "heal dpkg-locked: cuda-toolkit-12-4 and libnccl2 install" [ "$out" = "Cuda compilation tools, release 12.4, V12.4.131" ]
 
 S fault node01 package-broken 2>/dev/null
-out=$(node_ssh $N1 'DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --reinstall nvidia-driver-550' 2>&1); rc=$?
+out=$(node_ssh $N1 'DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --reinstall nvidia-kernel-open-dkms' 2>&1); rc=$?
 check "fault package-broken: driver postinst fails with a clear message" eval '[[ $rc != 0 && $out == *"Bad return status for module build"* ]]'
 S heal node01 2>/dev/null
-check "heal package-broken: dpkg --configure -a succeeds" node_ssh $N1 'dpkg --configure -a && dpkg-query -W -f="\${Status}" nvidia-driver-550 | grep -q "ok installed"'
+check "heal package-broken: dpkg --configure -a succeeds" node_ssh $N1 'dpkg --configure -a && dpkg-query -W -f="\${Status}" nvidia-kernel-open-dkms | grep -q "ok installed"'
 
 S fault node02 reboot-hang 2>/dev/null
 node_ssh $N2 systemctl reboot 2>/dev/null; sleep 5

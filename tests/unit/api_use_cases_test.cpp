@@ -29,7 +29,7 @@ using testing::TempDir;
 
 constexpr const char* k_conf = "/etc/gpuctl-test.conf";
 constexpr const char* k_marker = "/var/lib/gpuctl-test/done";
-constexpr const char* k_driver = "nvidia-driver-550";
+constexpr const char* k_driver = "nvidia-open";  // the driver package of the default profile
 
 std::string slurm_capture(const std::string& name) { return testing::read_test_data("slurm/" + name); }
 
@@ -71,7 +71,7 @@ class UseCases : public ::testing::Test {
                              "    checks: [nouveau_not_loaded]\n"
                              "  - name: driver\n"
                              "    resources:\n"
-                             "      - package: nvidia-driver-550\n");
+                             "      - package: nvidia-open\n");
   }
 
   RunTarget target(std::string limit = {}) const {
@@ -335,7 +335,7 @@ TEST_F(UseCases, DisruptiveChangeIsAppliedInsideGpuctlsOwnDrainAndResumed) {
   ASSERT_LT(drain, own.commands.size()) << ::testing::PrintToString(own.commands);
   // The driver is fetched while the node still runs jobs: the drained window has no download.
   EXPECT_LT(download, drain) << ::testing::PrintToString(own.commands);
-  EXPECT_NE(own.commands[download].find("nvidia-driver-550"), std::string::npos) << own.commands[download];
+  EXPECT_NE(own.commands[download].find("nvidia-open"), std::string::npos) << own.commands[download];
   EXPECT_NE(own.commands[drain].find("gpuctl run: driver"), std::string::npos) << own.commands[drain];
   EXPECT_LT(drain, index_of(own.commands, "squeue"));
   EXPECT_LT(index_of(own.commands, "squeue"), install);

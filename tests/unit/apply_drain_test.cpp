@@ -55,12 +55,14 @@ TEST(DrainDecision, DisruptiveChangeIsARebootOrADriverPackage) {
       {{change(Action::update, "base", "file:/etc/x"), change(Action::update, "driver", "package:nvidia-driver-550")},
        "driver"},
       {{change(Action::create, "fabric", "package:rdma-core"), change(Action::reboot, "fabric", "reboot")}, "fabric"},
-      {{change(Action::create, "x", "package:nvidia-driver-libs")}, "x"},
+      {{change(Action::create, "x", "package:nvidia-kernel-open-dkms")}, "x"},
+      // Not the profile's driver packages: a library of the same family is no reason to drain.
+      {{change(Action::create, "x", "package:nvidia-driver-libs")}, nullptr},
   };
   for (std::size_t i = 0; i < rows.size(); ++i) {
     NodePlan plan;
     plan.changes = rows[i].changes;
-    const auto* found = disruptive_change(plan);
+    const auto* found = disruptive_change(plan, {"nvidia-driver-550", "nvidia-kernel-open-dkms"});
     if (!rows[i].expected_step) {
       EXPECT_EQ(found, nullptr) << "row " << i;
     } else {

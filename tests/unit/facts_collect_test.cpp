@@ -57,6 +57,13 @@ std::map<std::string, ProbeOutput> h200_probes() {
       {"uptime", {0, "350735.47 234388.90\n", ""}},
       {"modules", {0, k_modules, ""}},
       {"driver", {0, h200_probe("cat /proc/driver/nvidia/version").output, ""}},
+      // The H200's dpkg lists no nvidia-* package: what the probe prints where none owns nvidia-smi
+      // (the form, not a capture).
+      {"driver_origin", {0,
+                         "nvidia_smi_path=/usr/bin/nvidia-smi\nsame_file=/bin/nvidia-smi\n"
+                         "dpkg-query: no path found matching pattern /usr/bin/nvidia-smi\n"
+                         "dpkg-query: no path found matching pattern /bin/nvidia-smi\ndpkg_query_rc=1\n",
+                         ""}},
       {"cuda", {0, h200_probe("nvcc --version").output, ""}},
       {"packages", {1, "linux-image-6.8.0-45-generic\t6.8.0-45.45\tinstall ok installed\n",
                     "dpkg-query: no packages found matching slurm*\n"}},
@@ -90,6 +97,9 @@ TEST(CollectFacts, GathersEveryFactOfARealH200NodeInOneRoundTrip) {
   EXPECT_FALSE(facts->module_loaded("nouveau"));
   EXPECT_EQ(facts->driver_version.value, "580.159.04");
   EXPECT_EQ(facts->driver_open_kernel_module.value, true);
+  ASSERT_TRUE(facts->driver_origin.present()) << facts->driver_origin.absent_reason;
+  EXPECT_EQ(facts->driver_origin.value->kind, DriverOrigin::Kind::unpackaged);
+  EXPECT_EQ(facts->driver_origin.value->path, "/usr/bin/nvidia-smi");
   EXPECT_EQ(facts->cuda_version.value, "13.0.88");
   EXPECT_EQ(facts->nccl_version.value, "2.28.9");
   EXPECT_EQ(facts->packages.at("linux-image-6.8.0-45-generic"), "6.8.0-45.45");
@@ -104,6 +114,7 @@ TEST(CollectFacts, NodeWithoutDriverOrToolsGivesAbsentFactsWithReasons) {
   auto probes = h200_probes();
   probes["driver"] = {1, "", "cat: /proc/driver/nvidia/version: No such file or directory\n"};
   probes["gpus"] = {127, "", "nvidia-smi: command not found\n"};
+  probes["driver_origin"] = {0, "nvidia_smi_path=\n", ""};
   probes["remapped_rows"] = {125, "", "skipped: the GPU query failed\n"};
   probes["cuda"] = {127, "", "nvcc: command not found\n"};
   probes["packages"] = {127, "", "dpkg-query: command not found\n"};
@@ -117,6 +128,8 @@ TEST(CollectFacts, NodeWithoutDriverOrToolsGivesAbsentFactsWithReasons) {
   EXPECT_NE(facts->driver_version.absent_reason.find("no NVIDIA kernel module is loaded"), std::string::npos);
   EXPECT_FALSE(facts->gpus.present());
   EXPECT_NE(facts->gpus.absent_reason.find("command not found"), std::string::npos);
+  ASSERT_TRUE(facts->driver_origin.present()) << facts->driver_origin.absent_reason;
+  EXPECT_EQ(facts->driver_origin.value->kind, DriverOrigin::Kind::no_user_space);
   EXPECT_FALSE(facts->cuda_version.present());
   EXPECT_NE(facts->cuda_version.absent_reason.find("nvcc: command not found"), std::string::npos);
   EXPECT_FALSE(facts->nccl_version.present());

@@ -20,6 +20,7 @@ NodeFacts eight_gpu_node() {
   facts.loaded_modules = Fact<std::vector<std::string>>::of({"overlay", "nvidia_uvm", "nvidia"});
   facts.driver_version = Fact<std::string>::of("580.159.04");
   facts.driver_open_kernel_module = Fact<bool>::of(true);
+  facts.driver_origin = Fact<DriverOrigin>::of({DriverOrigin::Kind::package, "nvidia-utils-580", "/usr/bin/nvidia-smi", {}, ""});
   facts.cuda_version = Fact<std::string>::absent("nvcc --version: nvcc: command not found");
   facts.nccl_version = Fact<std::string>::of("2.28.9");
   auto gpus = parse_gpu_query(gpuctl::testing::read_test_data("nvidia-smi/synthetic-8gpu/query-gpu.csv"));
@@ -37,6 +38,9 @@ TEST(FactsJson, HasFormatVersionValuesAbsentReasonsAndNullForUnavailableGpuField
   EXPECT_EQ(j["boot_id"]["absent"], "/proc/sys/kernel/random/boot_id: No such file or directory");
   EXPECT_EQ(j["cuda_version"]["absent"], "nvcc --version: nvcc: command not found");
   EXPECT_EQ(j["driver_open_kernel_module"], true);
+  EXPECT_EQ(j["driver_origin"]["kind"], "package");
+  EXPECT_EQ(j["driver_origin"]["package"], "nvidia-utils-580");
+  EXPECT_EQ(j["driver_origin"]["path"], "/usr/bin/nvidia-smi");
   EXPECT_EQ(j["loaded_modules"][2], "nvidia");
   ASSERT_EQ(j["gpus"].size(), 8u);
   EXPECT_EQ(j["gpus"][5]["remapped_rows_pending"], true);
@@ -81,7 +85,8 @@ TEST(FactsJson, StreamedReportIsThePrettyDumpOfTheWholeDocument) {
 TEST(FactsText, SummarisesNodeAndTabulatesGpus) {
   const auto text = render_facts_text(eight_gpu_node());
   EXPECT_NE(text.find("gpu01: Ubuntu 24.04.3 LTS, kernel 6.8.0-45-generic, up 1d 2h"), std::string::npos) << text;
-  EXPECT_NE(text.find("driver 580.159.04 (open), CUDA absent (nvcc --version: nvcc: command not found), NCCL 2.28.9"),
+  EXPECT_NE(text.find("driver 580.159.04 (open), from package nvidia-utils-580, CUDA absent (nvcc --version: nvcc: "
+                      "command not found), NCCL 2.28.9"),
             std::string::npos) << text;
   EXPECT_NE(text.find("modules: nvidia_uvm nvidia"), std::string::npos) << text;
   EXPECT_NE(text.find("00000000:AB:00.0"), std::string::npos);

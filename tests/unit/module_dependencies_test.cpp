@@ -2,8 +2,8 @@
 // headers (include/gpuctl/<module>) and its sources (src/<module>) include only modules of a
 // lower layer, and the planner includes nothing that does I/O. The layers, lowest first (an
 // arrow means "may use"; modules of one layer do not use each other):
-//   core -> util -> yaml -> inventory -> {template, transport, state} -> {playbook, exec} ->
-//   facts -> plan -> {apply, verify} -> report -> api -> cli
+//   core -> util -> yaml -> packages -> inventory -> {template, transport, state} ->
+//   {playbook, exec} -> facts -> plan -> {apply, verify} -> report -> api -> cli
 #include <gpuctl_build_paths.hpp>
 
 #include <gtest/gtest.h>
@@ -22,9 +22,9 @@ namespace fs = std::filesystem;
 
 const std::map<std::string, int>& layers() {
   static const std::map<std::string, int> k_layers{
-      {"core", 0},      {"util", 1},      {"yaml", 2},  {"inventory", 3}, {"template", 4}, {"transport", 4},
-      {"state", 4},     {"playbook", 5},  {"exec", 5},  {"facts", 6},     {"plan", 7},     {"apply", 8},
-      {"verify", 8},    {"report", 9},    {"api", 10},  {"cli", 11},
+      {"core", 0},      {"util", 1},      {"yaml", 2},  {"packages", 3}, {"inventory", 4}, {"template", 5},
+      {"transport", 5}, {"state", 5},     {"playbook", 6}, {"exec", 6}, {"facts", 7},     {"plan", 8},
+      {"apply", 9},     {"verify", 9},    {"report", 10}, {"api", 11}, {"cli", 12},
   };
   return k_layers;
 }

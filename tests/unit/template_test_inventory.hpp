@@ -46,6 +46,11 @@ inline Inventory example_inventory() {
       SlurmPartition{"debug", "gpu[07-08]", debug, false, {{"MaxTime", "01:00:00"}}},
   };
   cluster.monitoring.prometheus = "head01";
+  // As the loader attaches it: the package profile cluster.os and driver_source name.
+  cluster.profile = load_profile(profile_name(cluster.os, cluster.nvidia.driver_source)).value();
+  cluster.packages = resolve_packages(cluster.profile, {cluster.nvidia.driver_branch, cluster.nvidia.driver_version,
+                                                        cluster.nvidia.cuda_version, cluster.nvidia.open_kernel_module})
+                         .value();
 
   inventory.groups = {Group{"head", "head01", {"head01"}}, Group{"gpu", "gpu[01-08]", all_gpu}};
   inventory.nodes.push_back(make_node("head01", "10.10.0.1", "r0", "head", GpuSpec{"none", 0, std::nullopt}));

@@ -43,8 +43,8 @@ class Checks : public ::testing::Test {
     std::vector<GpuInfo> gpus;
     for (int i = 0; i < 8; ++i) gpus.push_back(healthy_gpu(i));
     facts.gpus = Fact<std::vector<GpuInfo>>::of(gpus);
-    state.packages["nvidia-driver-550"] = ObservedPackage{true, "550.127.08-1", true};
-    for (const char* service : {"slurmd", "slurmctld", "prometheus", "dcgm-exporter", "prometheus-node-exporter"})
+    state.packages["nvidia-open"] = ObservedPackage{true, "550.127.08-1", true};
+    for (const char* service : {"slurmd", "slurmctld", "prometheus", "nvidia-dcgm-exporter", "prometheus-node-exporter"})
       state.services[service] = ObservedService{true, true, true};
     state.slurm_node = ObservedSlurmNode{true, 0, slurm_capture("scontrol-node-idle.txt")};
   }
@@ -246,7 +246,7 @@ TEST_F(Checks, DriverLoadedDifferentFromInventoryFails) {
 }
 
 TEST_F(Checks, DriverPackageDifferentFromLoadedModuleFailsAskingForAReboot) {
-  state.packages["nvidia-driver-550"].version = "550.144.03-1";
+  state.packages["nvidia-open"].version = "550.144.03-1";
   const auto r = run("driver_version");
   EXPECT_EQ(r.status, CheckStatus::fail);
   EXPECT_EQ(r.observed, "loaded 550.127.08, package 550.144.03-1");
@@ -254,7 +254,7 @@ TEST_F(Checks, DriverPackageDifferentFromLoadedModuleFailsAskingForAReboot) {
 }
 
 TEST_F(Checks, DriverPassesWithEpochAndRevisionAndWhenNoPackageIsKnown) {
-  state.packages["nvidia-driver-550"].version = "1:550.127.08-0ubuntu1";
+  state.packages["nvidia-open"].version = "1:550.127.08-0ubuntu1";
   EXPECT_EQ(run("driver_version").status, CheckStatus::pass);
   state.packages.clear();
   const auto r = run("driver_version");
@@ -354,8 +354,11 @@ TEST_F(Checks, ServiceChecksFailWhenStoppedAndErrWhenUnknown) {
 }
 
 TEST_F(Checks, ExportersCheckFollowsTheInventory) {
-  state.services["dcgm-exporter"].running = false;
-  EXPECT_EQ(run("exporters_active").status, CheckStatus::fail);
+  // The profile's service name: NVIDIA's package ships nvidia-dcgm-exporter.service.
+  state.services["nvidia-dcgm-exporter"].running = false;
+  const auto stopped = run("exporters_active");
+  EXPECT_EQ(stopped.status, CheckStatus::fail);
+  EXPECT_NE(stopped.observed.find("nvidia-dcgm-exporter"), std::string::npos) << stopped.observed;
   inventory.cluster.monitoring.dcgm_exporter = false;
   EXPECT_EQ(run("exporters_active").status, CheckStatus::pass);
   inventory.cluster.monitoring.node_exporter = false;

@@ -15,15 +15,17 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gpuctl {
 
 // Every reason gpuctl sets starts with this; a drain with another reason belongs to someone else.
 inline constexpr std::string_view k_drain_reason_prefix = "gpuctl";
 
-// The first change of `plan` that needs the node out of service: a reboot, or any change of a
-// package named nvidia-driver-*; nullptr when there is none. Pure.
-const Change* disruptive_change(const NodePlan& plan);
+// The first change of `plan` that needs the node out of service: a reboot, or any change of one
+// of `driver_packages` (the package profile's driver and kernel module: replacing them pulls the
+// module from under running jobs); nullptr when there is none. Pure.
+const Change* disruptive_change(const NodePlan& plan, const std::vector<std::string>& driver_packages);
 
 // What to do with a node before a disruptive change, from Slurm's view of it (nullopt: Slurm
 // does not know the node, e.g. a fresh node not yet in slurm.conf).

@@ -74,6 +74,37 @@ struct OsRelease {
   std::string pretty_name;
 };
 
+// Where the node's NVIDIA driver came from, told by who owns its nvidia-smi: dpkg (a driver
+// installed by apt: Ubuntu's, Debian's or NVIDIA's repository), NVIDIA's runfile (its
+// /usr/bin/nvidia-uninstall or /var/log/nvidia-installer.log are there), nobody (files a vendor
+// image or someone copied in), or no nvidia-smi on the host at all (a driver container, e.g. the
+// GPU Operator's, when the kernel module is loaded). Ownership is read from dpkg's database
+// (`dpkg-query -S`), never guessed from names.
+struct DriverOrigin {
+  enum class Kind {
+    package,        // dpkg owns nvidia-smi: `package` names the owner
+    runfile,        // owned by no package, and NVIDIA's runfile left its marks
+    unpackaged,     // owned by no package, no runfile marks (a vendor image, copied files)
+    no_user_space,  // no nvidia-smi on PATH (nor in /usr/local/nvidia/bin, /usr/sbin, /sbin)
+  };
+  Kind kind = Kind::unpackaged;
+  std::string package;                 // package: "nvidia-utils-580" (no ":amd64"); several: "a, b"
+  std::string path;                    // nvidia-smi as found on PATH: "/usr/bin/nvidia-smi"; empty: none
+  std::vector<std::string> runfile_marks;  // the runfile's files found, whatever the kind
+  std::string note;                    // a dpkg diversion of nvidia-smi, when there is one
+};
+
+// "package", "runfile", "unpackaged", "no_user_space": the JSON names.
+constexpr std::string_view to_string(DriverOrigin::Kind kind) {
+  switch (kind) {
+    case DriverOrigin::Kind::package: return "package";
+    case DriverOrigin::Kind::runfile: return "runfile";
+    case DriverOrigin::Kind::unpackaged: return "unpackaged";
+    case DriverOrigin::Kind::no_user_space: return "no_user_space";
+  }
+  return "unknown";
+}
+
 // `nvidia-smi topo -m`: how every pair of devices (GPUs, NICs) is connected.
 struct TopologyRow {
   std::string device;                  // "GPU0", "NIC1"
@@ -128,6 +159,7 @@ struct NodeFacts {
   Fact<std::vector<std::string>> loaded_modules;  // names from /proc/modules
   Fact<std::string> driver_version;    // from /proc/driver/nvidia/version (kernel module)
   Fact<bool> driver_open_kernel_module;  // true: NVIDIA's open kernel module is loaded
+  Fact<DriverOrigin> driver_origin;    // who installed nvidia-smi: dpkg, the runfile, nobody, none there
   Fact<std::string> cuda_version;      // nvcc --version / toolkit package
   Fact<std::string> nccl_version;      // libnccl2 package or ldconfig
   Fact<std::vector<GpuInfo>> gpus;     // nvidia-smi --query-gpu

@@ -115,6 +115,31 @@ Result<std::string> parse_nvcc_version(std::string_view text);
 // Error: not JSON, or neither entry has a dotted version.
 Result<std::string> parse_cuda_version_json(std::string_view text);
 
+// ---- driver origin ---------------------------------------------------------------------
+
+// Parses the driver_origin probe (docs/facts.md), lines of its own and dpkg-query's:
+//   nvidia_smi_path=/usr/bin/nvidia-smi     nvidia-smi as found on PATH; empty: none there
+//   runfile_mark=/var/log/nvidia-installer.log   each of NVIDIA's runfile's files that exists
+//   symlink=yes                             nvidia-smi on PATH is a symbolic link
+//   same_file=/bin/nvidia-smi               each name packages give nvidia-smi that is the same
+//                                           file (the merged-/usr name; the target of Debian's
+//                                           alternatives link /usr/lib/nvidia/current/nvidia-smi)
+//   <what `dpkg-query -S PATH SAME_FILE... 2>&1` printed>
+//   dpkg_query_rc=1
+// dpkg-query prints "nvidia-utils-580: /usr/bin/nvidia-smi" (several owners "a, b: PATH", a
+// Multi-Arch one "pkg:amd64: PATH"), "dpkg-query: no path found matching pattern PATH" (exit 1
+// when any name is unknown), and for a diverted file "diversion by PKG from: PATH" / "diversion
+// by PKG to: PATH.distrib" ("local diversion from: ..." for the admin's) before the owners.
+// The owner of a name is the package that owns the file there, unless a diversion moved that
+// package's file away: then only the diverting package can own it, and a local diversion
+// leaves it owned by nobody. The name on PATH is asked first, then the same_file names. Owned
+// -> package; else runfile marks -> runfile; else unpackaged; no nvidia-smi -> no_user_space
+// (dpkg is not asked). Errors: no nvidia_smi_path= line, no dpkg_query_rc= line after a path
+// (cut off), dpkg-query failing (exit 2 and up: its message), a line that is none of these,
+// dpkg-query naming neither an owner nor "no path found" for a name, and a symbolic link no
+// package owns to a file by none of the packaged names (its owner was not asked).
+Result<DriverOrigin> parse_driver_origin(std::string_view text);
+
 // ---- operating system ------------------------------------------------------------------
 
 // Parses /etc/os-release (KEY=value, values optionally quoted, `#` comments). Error: no ID.

@@ -3,6 +3,8 @@
 // loading the YAML file and applying precedence (defaults < group vars < host vars).
 // Plain values, no I/O; produced by load_inventory() (inventory/loader.hpp).
 
+#include <gpuctl/packages/profile.hpp>
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -67,6 +69,9 @@ struct RepositorySettings {
   std::string key_url;                // URL of the signing key, or
   std::string key_file;               // a local path to the key (copied to nodes)
   int pin_priority = 600;
+  // A node whose NVIDIA's cuda-keyring package already lists this repository (with its own
+  // Signed-By): "adopt" keeps that list and writes none of gpuctl's; "replace" removes it.
+  std::string existing = "adopt";
 };
 
 struct NvidiaSettings {
@@ -74,6 +79,12 @@ struct NvidiaSettings {
   std::string driver_version;         // exact, e.g. "550.127.08"
   std::string cuda_version;           // e.g. "12.4"
   bool open_kernel_module = true;
+  // Where the driver comes from: "cuda-repository" (NVIDIA's) or "distribution" (Debian's
+  // non-free, Ubuntu's archive). With cluster.os it names the package profile.
+  std::string driver_source = "cuda-repository";
+  // A driver loaded at driver_version that no package installed (NVIDIA's runfile, a vendor
+  // image): "adopt" leaves it as it is; "install" plans the package anyway, with a warning.
+  std::string unpackaged_driver = "install";
   RepositorySettings repository;
 };
 
@@ -104,7 +115,12 @@ struct MonitoringSettings {
 struct ClusterSettings {
   std::string name;
   std::string os_family = "debian";   // "debian" (apt); "rhel" is reserved for dnf
+  std::string os = "debian12";        // debian12, ubuntu2204, ubuntu2404: the nodes' os-release
   NvidiaSettings nvidia;
+  // The package profile cluster.os and nvidia.driver_source name, and its rows for this
+  // inventory's branch, version and CUDA (packages/profile.hpp).
+  PackageProfile profile;
+  ResolvedPackages packages;
   std::map<std::string, std::string> nccl;  // NCCL_* settings written to /etc/nccl.conf
   SlurmSettings slurm;
   MonitoringSettings monitoring;

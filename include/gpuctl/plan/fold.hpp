@@ -22,6 +22,7 @@ struct PlanGroup {
   NodePlanStatus status = NodePlanStatus::planned;
   std::string error;                 // as shown (placeholders where members differ)
   std::vector<Change> changes;       // as shown: the first member's, placeholders where members differ
+  std::vector<std::string> notes;    // every member's (nodes fold only with the same notes)
   bool placeholders = false;         // some shown text holds <node> or <address>
 };
 

@@ -37,6 +37,9 @@ struct NodePlan {
   std::string error;           // for unreachable / failed: the reason
   std::string state_fingerprint;
   std::vector<Change> changes;
+  // What the reader must know that is no change: a driver adopted as it is, or one whose
+  // package install will meet files no package owns. Not bound by a saved plan.
+  std::vector<std::string> notes;
   // The digest recorded with `changes` in a saved plan (plan_from_json); empty in a plan made
   // in memory. plan_to_json always writes changes_digest(changes), never this field.
   std::string changes_digest;

@@ -25,6 +25,9 @@ struct FileResource {
   std::uint32_t mode = 0644;
   std::string owner = "root";
   std::string group = "root";
+  // Not wanted when this read-only command exits 0 (run during plan): e.g. gpuctl's list of a
+  // repository that NVIDIA's cuda-keyring already lists on the node.
+  std::string unless;
 };
 
 struct PackageResource {
@@ -32,6 +35,10 @@ struct PackageResource {
   PackageState state = PackageState::present;
   std::string version;         // empty: any; "550.127.08" matches "550.127.08-1"
   bool hold = false;           // apt-mark hold, so unattended upgrades leave it alone
+  // A package of the NVIDIA driver: when the node already runs the driver at `version` but no
+  // package installed it (runfile, vendor image), "adopt" takes it as it is and "install"
+  // installs the package anyway, with a warning in the plan; "" is an ordinary package.
+  std::string unpackaged_driver;
 };
 
 struct ServiceResource {

@@ -15,7 +15,8 @@ using Variables = std::map<std::string, std::string>;
 
 // Every variable of `node`: cluster.name, node.name, node.address, gpu.model, gpu.count,
 // nvidia.driver_branch, nvidia.driver_version, nvidia.cuda, nvidia.cuda_dashed ("12-4"),
-// nvidia.repository.*, slurm.enabled, slurm.controller, monitoring.*, is_gpu_node,
+// nvidia.repository.*, cluster.os, profile.name, profile.driver_source, package.<row> and
+// service.<row> (the package profile's rows: packages/profile.hpp), slurm.enabled, slurm.controller, monitoring.*, is_gpu_node,
 // is_slurm_controller, is_prometheus, labels.<key>. Booleans are "true"/"false".
 Variables node_variables(const Inventory& inventory, const Node& node);
 

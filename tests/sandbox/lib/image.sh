@@ -1,9 +1,16 @@
 # The base image of every node (sourced). Built once by mmdebstrap, cached under
 # $CACHE/image-<hash of this recipe>; also holds debian/, a flat apt repository with Debian's
-# real slurm, munge and prometheus-node-exporter packages and whatever they need beyond the image.
+# real slurm, munge and prometheus-node-exporter packages, Debian 12's real NVIDIA packages
+# (non-free and contrib, with bookworm-security: the debian12-distribution profile) and whatever
+# they need beyond the image: the local copy of a Debian mirror with those components enabled.
 
 IMAGE_PACKAGES=systemd,systemd-sysv,dbus,openssh-server,ca-certificates,kmod,procps,iproute2,curl,gpg,less
 DEBIAN_EXTRA="slurmd slurmctld slurm-client munge prometheus-node-exporter"
+# What tests/e2e/debian_nonfree.sh installs with gpuctl: the driver and kernel module of
+# Debian's profile, nvidia-smi and the persistence daemon (playbooks/profiles/debian12-distribution.yaml).
+DEBIAN_NVIDIA="nvidia-driver nvidia-kernel-dkms nvidia-smi nvidia-persistenced firmware-misc-nonfree"
+DEBIAN_MIRRORS=("deb http://deb.debian.org/debian bookworm main contrib non-free non-free-firmware"
+  "deb http://deb.debian.org/debian-security bookworm-security main contrib non-free non-free-firmware")
 MASKED_UNITS="console-getty.service getty@.service serial-getty@.service getty.target
   systemd-networkd.service systemd-networkd.socket systemd-networkd-wait-online.service
   apt-daily.timer apt-daily-upgrade.timer fstrim.timer e2scrub_all.timer e2scrub_reap.service
@@ -11,7 +18,7 @@ MASKED_UNITS="console-getty.service getty@.service serial-getty@.service getty.t
   systemd-hwdb-update.service ldconfig.service"
 
 image_hash() {
-  { echo "$SUITE $IMAGE_PACKAGES $DEBIAN_EXTRA $MASKED_UNITS"; recipe_hash "$SANDBOX_SRC/image" "$SANDBOX_SRC/lib/image.sh"; } \
+  { echo "$SUITE $IMAGE_PACKAGES $DEBIAN_EXTRA $DEBIAN_NVIDIA ${DEBIAN_MIRRORS[*]} $MASKED_UNITS"; recipe_hash "$SANDBOX_SRC/image" "$SANDBOX_SRC/lib/image.sh"; } \
     | sha256sum | cut -c1-16
 }
 
@@ -28,8 +35,9 @@ ensure_image() {
     mmdebstrap --quiet --variant=minbase --include="$IMAGE_PACKAGES" \
       --customize-hook='chroot "$1" apt-get clean' \
       --customize-hook="chroot \"\$1\" apt-get install -y -qq --download-only $DEBIAN_EXTRA >/dev/null" \
+      --customize-hook="chroot \"\$1\" apt-get install -y -qq --no-install-recommends --download-only $DEBIAN_NVIDIA >/dev/null" \
       --customize-hook="cp \"\$1\"/var/cache/apt/archives/*.deb '$tmp/debian/'" \
-      "$SUITE" "$tmp/rootfs" >"$tmp/mmdebstrap.log" 2>&1 \
+      "$SUITE" "$tmp/rootfs" "${DEBIAN_MIRRORS[@]}" >"$tmp/mmdebstrap.log" 2>&1 \
       || { tail -20 "$tmp/mmdebstrap.log" >&2; die "mmdebstrap failed (log: $tmp/mmdebstrap.log)"; }
     customize_image "$tmp/rootfs"
     (cd "$tmp/debian" && dpkg-scanpackages --multiversion . /dev/null 2>/dev/null > Packages && gzip -9kf Packages)

@@ -13,7 +13,8 @@ cluster:
     driver_branch: "535"
     driver_version: "$DRIVER_535"
     cuda: "$CUDA_VERSION"
-    open_kernel_module: false
+    # Hopper: NVIDIA's open kernel module (nvidia-open, nvidia-kernel-open-dkms).
+    open_kernel_module: true
     repository:
       url: $REPO_URL
       key_url: $REPO_KEY_URL

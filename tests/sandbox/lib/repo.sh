@@ -1,20 +1,28 @@
-# The local "CUDA repository" (sourced): stand-ins for NVIDIA's packages under their real names,
-# a flat signed apt repository like NVIDIA's, cached under $CACHE/repo-<hash>/cuda.
+# The local "CUDA repository" (sourced): stand-ins for NVIDIA's packages under the names,
+# services and version formats of gpuctl's package profile debian12-cuda-repository (read with
+# `gpuctl profiles --json`, the same table the playbooks install from), a flat signed apt
+# repository like NVIDIA's, cached under $CACHE/repo-<hash>/cuda.
 # Served to the nodes as file:/srv/gpuctl-sandbox/cuda/ (read-only bind mount).
 
+SANDBOX_PROFILE=debian12-cuda-repository
 DRIVER_535=535.183.01
 DRIVER_550=550.127.08
 CUDA_VERSION=12.4
-CUDA_PKG_VERSION=12.4.1-1
-NCCL_PKG_VERSION=2.21.5-1+cuda12.4
-DCGM_PKG_VERSION=1:3.3.9
-DCGM_EXPORTER_PKG_VERSION=3.3.9-3.6.1-1
 REPO_URL=file:/srv/gpuctl-sandbox/cuda/
 REPO_KEY_URL=file:///srv/gpuctl-sandbox/cuda/gpuctl-sandbox-cuda.pub
+PROFILES_DIR=$SANDBOX_SRC/../../playbooks/profiles
+
+# The gpuctl that reads the profile table: $GPUCTL, else the build tree's.
+sandbox_gpuctl() {
+  local g=${GPUCTL:-$SANDBOX_SRC/../../build/gpuctl}
+  [[ -x $g ]] || die "the sandbox's repository is built from gpuctl's package profiles: build gpuctl first (or set GPUCTL)"
+  echo "$g"
+}
 
 repo_hash() {
-  { echo "$DRIVER_535 $DRIVER_550 $CUDA_PKG_VERSION $NCCL_PKG_VERSION $DCGM_PKG_VERSION $DCGM_EXPORTER_PKG_VERSION";
-    recipe_hash "$SANDBOX_SRC/nvidia-smi" "$SANDBOX_SRC/packages" "$SANDBOX_SRC/lib/repo.sh" "$SANDBOX_SRC/lib/toolkit.sh"; } | sha256sum | cut -c1-16
+  { echo "$SANDBOX_PROFILE $DRIVER_535 $DRIVER_550 $CUDA_VERSION";
+    recipe_hash "$SANDBOX_SRC/nvidia-smi" "$SANDBOX_SRC/packages" "$SANDBOX_SRC/lib/repo.sh" "$SANDBOX_SRC/lib/toolkit.sh" \
+      "$PROFILES_DIR"; } | sha256sum | cut -c1-16
 }
 
 # Sets REPO_DIR (holds cuda/). Builds when not cached.
@@ -68,18 +76,41 @@ service_files() {
     "$unit" > "$root/DEBIAN/prerm"
 }
 
+# profile_field JSON ROW KEY [BRANCH VERSION]: a row's field with {branch}, {driver_version},
+# {cuda}, {cuda_dashed} and {cuda_major} filled in.
+profile_field() {
+  local v; v=$(jq -r --arg row "$2" --arg key "$3" '.packages[] | select(.row == $row) | .[$key] // ""' <<<"$1")
+  v=${v//\{branch\}/${4:-}}; v=${v//\{driver_version\}/${5:-}}; v=${v//\{cuda_dashed\}/${CUDA_VERSION/./-}}
+  v=${v//\{cuda_major\}/${CUDA_VERSION%%.*}}; v=${v//\{cuda\}/$CUDA_VERSION}
+  echo "$v"
+}
+
 build_repo() {
   local top=$1 out=$1/cuda b=$1/build
+  local profile; profile=$("$(sandbox_gpuctl)" profiles "$SANDBOX_PROFILE" --json) || return 1
+  # The kernel module packages of every Debian 12 profile: the supervisor "loads" the module
+  # whose package is installed (lib/supervise.sh), Debian's real one as well as the stand-ins.
+  local p; for p in "$PROFILES_DIR"/debian12-*.yaml; do
+    "$(sandbox_gpuctl)" profiles "$(basename "$p" .yaml)" --json \
+      | jq -r '.packages[] | select(.row == "kernel_module") | "open \(.open)", "proprietary \(.proprietary)"'
+  done | awk '$2 != ""' | sort -u > "$top/kernel-module-packages"
   # nvidia-smi: static, so it runs whatever the node has installed.
   g++ -std=c++17 -O2 -static -o "$b/nvidia-smi" "$SANDBOX_SRC"/nvidia-smi/*.cpp || return 1
   local fixtures=$SANDBOX_SRC/../data/nvidia-smi/h200-1gpu
   grep -oE '^"[a-zA-Z0-9_.]+"( or "[a-zA-Z0-9_.]+")?' "$fixtures/help-query-gpu.txt" | grep -oE '"[^"]+"' | tr -d '"' \
     > "$b/query-gpu-fields"
 
-  local branch ver other cuda
+  local branch ver other cuda flavour
   for branch in 535 550; do
     if [[ $branch == 535 ]]; then ver=$DRIVER_535 other=550 cuda=12.2; else ver=$DRIVER_550 other=535 cuda=12.4; fi
-    local r=$b/nvidia-driver-$branch
+    local smi kmod_open kmod_prop
+    smi=$(profile_field "$profile" nvidia_smi name "$branch" "$ver")
+    kmod_open=$(profile_field "$profile" kernel_module open "$branch" "$ver")
+    kmod_prop=$(profile_field "$profile" kernel_module proprietary "$branch" "$ver")
+    local deb_ver; deb_ver=$(profile_field "$profile" driver version "$branch" "$ver")
+
+    # The user space with the simulated nvidia-smi (NVIDIA's nvidia-smi package holds the binary).
+    local r=$b/smi-$branch
     mkdir -p "$r/usr/bin" "$r/usr/lib/nvidia-sandbox" "$r/usr/share/nvidia-sandbox" "$r/DEBIAN"
     cp "$b/nvidia-smi" "$r/usr/bin/nvidia-smi"
     echo "$ver" > "$r/usr/lib/nvidia-sandbox/nvml-version"     # the user-space "library" version
@@ -94,30 +125,49 @@ build_repo() {
       'After=gpuctl-sandbox-kernel.service' 'Before=sysinit.target' '' '[Service]' 'Type=oneshot' 'RemainAfterExit=yes' \
       'ExecStart=/usr/lib/nvidia-sandbox/device-nodes' > "$r/lib/systemd/system/nvidia-device-nodes.service"
     ln -s ../nvidia-device-nodes.service "$r/lib/systemd/system/sysinit.target.wants/nvidia-device-nodes.service"
-    sed -e "s/@PKG@/nvidia-driver-$branch/g" -e "s/@VERSION@/$ver/g" "$SANDBOX_SRC/packages/driver.postinst" > "$r/DEBIAN/postinst"
-    make_deb "$out" "$r" "nvidia-driver-$branch" "$ver-1" "NVIDIA driver metapackage, branch $branch" \
-      "Provides: nvidia-driver, nvidia-kernel-source-$branch" "Conflicts: nvidia-driver-$other" "Replaces: nvidia-driver-$other"
+    make_deb "$out" "$r" "$smi" "$deb_ver" "NVIDIA System Management Interface (nvidia-smi)"
 
+    # The kernel module of each flavour: DKMS source under /usr/src like the real packages (the
+    # supervisor loads the module at the next boot); the two flavours conflict, as NVIDIA's do.
+    for flavour in open proprietary; do
+      local kmod=$kmod_open conflicts=$kmod_prop
+      [[ $flavour == proprietary ]] && kmod=$kmod_prop conflicts=$kmod_open
+      r=$b/kmod-$flavour-$branch
+      mkdir -p "$r/usr/src/nvidia-$ver" "$r/DEBIAN"
+      printf 'PACKAGE_NAME="nvidia"\nPACKAGE_VERSION="%s"\n# gpuctl sandbox stand-in: nothing is built\n' "$ver" > "$r/usr/src/nvidia-$ver/dkms.conf"
+      sed -e "s/@PKG@/$kmod/g" -e "s/@VERSION@/$ver/g" "$SANDBOX_SRC/packages/driver.postinst" > "$r/DEBIAN/postinst"
+      make_deb "$out" "$r" "$kmod" "$deb_ver" "NVIDIA kernel module ($flavour), DKMS source" \
+        "Conflicts: $conflicts" "Replaces: $conflicts"
+      local meta; meta=$(profile_field "$profile" driver "$flavour" "$branch" "$ver")
+      r=$b/meta-$flavour-$branch; mkdir -p "$r/DEBIAN"
+      make_deb "$out" "$r" "$meta" "$deb_ver" "NVIDIA driver metapackage ($flavour kernel module)" \
+        "Depends: $kmod (= $deb_ver), $smi (= $deb_ver)"
+    done
+
+    local fm; fm=$(profile_field "$profile" fabricmanager name "$branch" "$ver")
+    local fm_other; fm_other=$(profile_field "$profile" fabricmanager name "$other" "$ver")
     r=$b/fm-$branch
-    service_files "$r" nvidia-fabricmanager nv-fabricmanager
-    make_deb "$out" "$r" "nvidia-fabricmanager-$branch" "$ver-1" "NVIDIA Fabric Manager, branch $branch" \
-      "Provides: nvidia-fabricmanager" "Conflicts: nvidia-fabricmanager-$other" "Replaces: nvidia-fabricmanager-$other"
+    service_files "$r" "$(profile_field "$profile" fabricmanager service)" nv-fabricmanager
+    make_deb "$out" "$r" "$fm" "$(profile_field "$profile" fabricmanager version "$branch" "$ver")" "NVIDIA Fabric Manager" \
+      "Conflicts: $fm_other" "Replaces: $fm_other"
+
+    r=$b/persistenced-$branch
+    service_files "$r" "$(profile_field "$profile" persistenced service)" nvidia-persistenced \
+      'nvidia-smi -pm 1 >/dev/null 2>&1 || { echo "nvidia-persistenced failed to initialize. Check syslog for more details." >&2; exit 1; }'
+    make_deb "$out" "$r" "$(profile_field "$profile" persistenced name "$branch" "$ver")" \
+      "$(profile_field "$profile" persistenced version "$branch" "$ver")" "NVIDIA Persistence Daemon"
   done
 
-  r=$b/persistenced
-  service_files "$r" nvidia-persistenced nvidia-persistenced \
-    'nvidia-smi -pm 1 >/dev/null 2>&1 || { echo "nvidia-persistenced failed to initialize. Check syslog for more details." >&2; exit 1; }'
-  make_deb "$out" "$r" nvidia-persistenced "$DRIVER_550-1" "NVIDIA Persistence Daemon"
-
+  local dcgm; dcgm=$(profile_field "$profile" dcgm name)
   r=$b/dcgm
-  service_files "$r" nvidia-dcgm nv-hostengine
+  service_files "$r" "$(profile_field "$profile" dcgm service)" nv-hostengine
   install -m 755 "$SANDBOX_SRC/packages/dcgmi" "$r/usr/bin/dcgmi"
-  make_deb "$out" "$r" datacenter-gpu-manager "$DCGM_PKG_VERSION" "NVIDIA Data Center GPU Manager"
+  make_deb "$out" "$r" "$dcgm" "$(profile_field "$profile" dcgm version)" "NVIDIA Data Center GPU Manager"
 
   r=$b/dcgm-exporter
-  service_files "$r" dcgm-exporter dcgm-exporter
-  make_deb "$out" "$r" dcgm-exporter "$DCGM_EXPORTER_PKG_VERSION" "NVIDIA DCGM exporter for Prometheus" \
-    "Depends: datacenter-gpu-manager"
+  service_files "$r" "$(profile_field "$profile" dcgm_exporter service)" dcgm-exporter
+  make_deb "$out" "$r" "$(profile_field "$profile" dcgm_exporter name)" "$(profile_field "$profile" dcgm_exporter version)" \
+    "NVIDIA DCGM exporter for Prometheus" "Depends: $dcgm"
 
   r=$b/cuda
   mkdir -p "$r/usr/local/cuda-$CUDA_VERSION/bin" "$r/DEBIAN"
@@ -126,14 +176,17 @@ build_repo() {
   cuda_version_json "$CUDA_VERSION" > "$r/usr/local/cuda-$CUDA_VERSION/version.json"
   printf '#!/bin/sh\nset -e\nupdate-alternatives --install /usr/local/cuda cuda /usr/local/cuda-%s 124\n' "$CUDA_VERSION" > "$r/DEBIAN/postinst"
   printf '#!/bin/sh\nset -e\n[ "$1" = remove ] && update-alternatives --remove cuda /usr/local/cuda-%s || true\n' "$CUDA_VERSION" > "$r/DEBIAN/prerm"
-  make_deb "$out" "$r" "cuda-toolkit-${CUDA_VERSION/./-}" "$CUDA_PKG_VERSION" "CUDA Toolkit $CUDA_VERSION"
+  make_deb "$out" "$r" "$(profile_field "$profile" cuda_toolkit name)" "$(profile_field "$profile" cuda_toolkit version)" "CUDA Toolkit $CUDA_VERSION"
 
   r=$b/nccl
+  local nccl_ver; nccl_ver=$(profile_field "$profile" nccl version)
+  local nccl_upstream=${nccl_ver%%-*} nccl_code
+  nccl_code=$(awk -F. '{ printf "%d%02d%02d", $1, $2, $3 }' <<<"$nccl_upstream")
   mkdir -p "$r/usr/lib/x86_64-linux-gnu"
-  printf 'int ncclGetVersion(int *v) { *v = 22105; return 0; }\n' > "$b/nccl.c"
-  gcc -shared -fPIC -Wl,-soname,libnccl.so.2 -o "$r/usr/lib/x86_64-linux-gnu/libnccl.so.2.21.5" "$b/nccl.c" || return 1
-  ln -s libnccl.so.2.21.5 "$r/usr/lib/x86_64-linux-gnu/libnccl.so.2"
-  make_deb "$out" "$r" libnccl2 "$NCCL_PKG_VERSION" "NVIDIA Collective Communication Library (NCCL) Runtime"
+  printf 'int ncclGetVersion(int *v) { *v = %s; return 0; }\n' "$nccl_code" > "$b/nccl.c"
+  gcc -shared -fPIC -Wl,-soname,libnccl.so.2 -o "$r/usr/lib/x86_64-linux-gnu/libnccl.so.$nccl_upstream" "$b/nccl.c" || return 1
+  ln -s "libnccl.so.$nccl_upstream" "$r/usr/lib/x86_64-linux-gnu/libnccl.so.2"
+  make_deb "$out" "$r" "$(profile_field "$profile" nccl name)" "$nccl_ver" "NVIDIA Collective Communication Library (NCCL) Runtime"
 
   # Index and sign like NVIDIA's flat repository ("deb [signed-by=KEY] URL /").
   (cd "$out" && dpkg-scanpackages --multiversion . /dev/null 2>/dev/null > Packages && gzip -9kf Packages) || return 1

@@ -13,10 +13,15 @@ trap 'touch "$NODE/stop"; [[ -n $child ]] && kill -TERM "$child" 2>/dev/null' TE
 
 blacklist_re='^[[:space:]]*(blacklist[[:space:]]+nouveau([[:space:]]|$)|install[[:space:]]+nouveau[[:space:]]+/bin/(false|true))'
 
-installed_driver() {  # prints the upstream version of the installed nvidia-driver-<branch>, if any
-  awk -v RS= '/(^|\n)Package: nvidia-driver-[0-9]+\n/ && /\nStatus: (install|hold) ok installed/ {
-      if (match($0, /\nVersion: [^\n]+/)) { v = substr($0, RSTART + 10, RLENGTH - 10); sub(/-[^-]*$/, "", v); print v } }' \
-    "$ROOT/var/lib/dpkg/status" 2>/dev/null | tail -n1
+# The installed NVIDIA kernel module package, as "VERSION FLAVOUR" (upstream version; open or
+# proprietary), if any: the packages named in $REPO_DIR/kernel-module-packages, written from
+# gpuctl's package profiles (lib/repo.sh), so Debian's real nvidia-kernel-dkms counts as well.
+installed_driver() {
+  awk 'FNR == NR { flavour[$2] = $1; next }
+       { if (match($0, /(^|\n)Package: [^\n]+/)) { p = substr($0, RSTART, RLENGTH); sub(/.*Package: /, "", p) } else next
+         if (!(p in flavour) || $0 !~ /\nStatus: (install|hold) ok installed/) next
+         if (match($0, /\nVersion: [^\n]+/)) { v = substr($0, RSTART + 10, RLENGTH - 10); sub(/^[0-9]+:/, "", v); sub(/-[^-]*$/, "", v); print v, flavour[p] } }' \
+    "$REPO_DIR/kernel-module-packages" RS= "$ROOT/var/lib/dpkg/status" 2>/dev/null | tail -n1
 }
 
 decide_kernel() {
@@ -28,7 +33,8 @@ decide_kernel() {
   [[ -n $initrd ]] && grep -Eq "$blacklist_re" "$initrd" && in_initrd=1
   # nouveau loads from the initramfs unless blacklisted there, and from the root fs unless there.
   [[ $in_root == 1 && $in_initrd == 1 ]] && nouveau=0
-  drv=$(installed_driver)
+  local flavour=proprietary
+  read -r drv flavour <<<"$(installed_driver)"
   [[ -n $drv && $nouveau == 0 ]] && nv=$drv
   : > "$k/modules"
   if [[ $nouveau == 1 ]]; then
@@ -43,8 +49,11 @@ decide_kernel() {
     local m; for m in nvidia nvidia_uvm nvidia_modeset nvidia_drm; do
       mkdir -p "$k/sysmodule/$m"; echo live > "$k/sysmodule/$m/initstate"; echo "$nv" > "$k/sysmodule/$m/version"; done
     mkdir -p "$k/driver/nvidia/gpus"
-    printf 'NVRM version: NVIDIA UNIX x86_64 Kernel Module  %s  Release Build  (dvs-builder@U16-I3-B03-4-3)  \nGCC version:  gcc version 12.2.0 (Debian 12.2.0-14) \n' \
-      "$nv" > "$k/driver/nvidia/version"
+    # The first line as each flavour prints it (real captures: tests/data/nvidia-smi/).
+    local module="NVIDIA UNIX x86_64 Kernel Module"
+    [[ $flavour == open ]] && module="NVIDIA UNIX Open Kernel Module for x86_64"
+    printf 'NVRM version: %s  %s  Release Build  (dvs-builder@U16-I3-B03-4-3)  \nGCC version:  gcc version 12.2.0 (Debian 12.2.0-14) \n' \
+      "$module" "$nv" > "$k/driver/nvidia/version"
     local b; for b in $(sed -n 's/^\([0-9]*\)\.bus_id=//p' "$NODE/hw/gpus.conf"); do
       b=${b#0000}; mkdir -p "$k/driver/nvidia/gpus/${b,,}"; done
   fi
