@@ -60,7 +60,7 @@ mapfile -t pids < <(cat "$GPUCTL_SANDBOX_DIR"/nodes/*/supervisor.pid "$GPUCTL_SA
 out=$(node_ssh $N1 'set -e
   curl -fsSL file:///srv/gpuctl-sandbox/cuda/gpuctl-sandbox-cuda.pub | gpg --dearmor -o /usr/share/keyrings/cuda.gpg 2>/dev/null
   echo "deb [signed-by=/usr/share/keyrings/cuda.gpg] file:/srv/gpuctl-sandbox/cuda/ /" > /etc/apt/sources.list.d/cuda.list
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nvidia-open=535.183.01-1 >/dev/null
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nvidia-kernel-open-dkms=535.183.01-1 nvidia-smi=535.183.01-1 nvidia-open=535.183.01-1 >/dev/null
   dpkg-query -W -f="\${Version}" nvidia-open nvidia-kernel-open-dkms nvidia-smi' 2>/dev/null)
 check "nvidia-open 535 (the profile's names) installs from the signed repo ($out)" [ "$out" = 535.183.01-1535.183.01-1535.183.01-1 ]
 out=$(node_ssh $N1 nvidia-smi 2>&1); rc=$?
@@ -92,14 +92,14 @@ check "invalid field: real text, rc 2" [ "$rc:$out" = '2:Field "bogus.field" is 
 out=$(node_ssh $N1 nvidia-smi -i 7 -q 2>&1); rc=$?
 check "missing device: 'No devices were found', rc 6" [ "$rc:$out" = "6:No devices were found" ]
 out=$(node_ssh $N1 'nvidia-smi -q -x | head -3; nvidia-smi -q | grep -c "^GPU 0000"; cat /proc/driver/nvidia/version' 2>&1)
-views_agree() { grep -q '<!DOCTYPE nvidia_smi_log' <<<"$out" && grep -qx 2 <<<"$out" && grep -q 'Kernel Module  535.183.01' <<<"$out"; }
-check "-q -x, -q and /proc/driver/nvidia/version agree" views_agree
+views_agree() { grep -q '<!DOCTYPE nvidia_smi_log' <<<"$out" && grep -qx 2 <<<"$out" && grep -q 'Open Kernel Module for x86_64  535.183.01' <<<"$out"; }
+check "-q -x, -q and /proc/driver/nvidia/version agree (the open flavour installed)" views_agree
 out=$(node_ssh $N1 'nvidia-smi -pm 1 -i 0 && nvidia-smi --query-gpu=persistence_mode --format=csv,noheader' 2>&1)
 pm_set() { grep -q 'All done.' <<<"$out" && [ "$(tail -2 <<<"$out")" = $'Enabled\nDisabled' ]; }
 check "-pm 1 changes persistence mode" pm_set
 
 # --- driver upgrade without reboot: version mismatch ----------------------------------------
-node_ssh $N1 'DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nvidia-open=550.127.08-1 >/dev/null 2>&1'
+node_ssh $N1 'DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nvidia-kernel-open-dkms=550.127.08-1 nvidia-smi=550.127.08-1 nvidia-open=550.127.08-1 >/dev/null 2>&1'
 out=$(node_ssh $N1 nvidia-smi 2>&1); rc=$?
 check "upgrade 535->550 without reboot: version mismatch, rc 18" contains "$rc:$out" "18:Failed to initialize NVML: Driver/library version mismatch"
 check "reboot after the upgrade" reboot_node $N1

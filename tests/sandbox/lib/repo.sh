@@ -140,8 +140,10 @@ build_repo() {
         "Conflicts: $conflicts" "Replaces: $conflicts"
       local meta; meta=$(profile_field "$profile" driver "$flavour" "$branch" "$ver")
       r=$b/meta-$flavour-$branch; mkdir -p "$r/DEBIAN"
+      # >= like NVIDIA's own metapackages: alone, it takes the newest parts (gpuctl installs the
+      # parts at the exact version first).
       make_deb "$out" "$r" "$meta" "$deb_ver" "NVIDIA driver metapackage ($flavour kernel module)" \
-        "Depends: $kmod (= $deb_ver), $smi (= $deb_ver)"
+        "Depends: $kmod (>= $deb_ver), $smi (>= $deb_ver)"
     done
 
     local fm; fm=$(profile_field "$profile" fabricmanager name "$branch" "$ver")
