@@ -45,6 +45,7 @@ ApplyResult apply_target(const RunTarget& target, const ApplySettings& settings,
   session_options.apply.reboot_timeout = settings.reboot_timeout;
   session_options.apply.reboot_poll = settings.reboot_poll;
   session_options.drain_timeout = settings.drain_timeout;
+  session_options.prefetch = settings.prefetch;
   session_options.drain_poll = settings.drain_poll;
   session_options.settle_poll = settings.settle_poll;
   auto max_fail = parse_percent(settings.max_fail);

@@ -177,7 +177,7 @@ exec::TaskResult Session::apply_changes(std::size_t i, const NodePlan& node_plan
   const Change* disruptive = m_inventory.cluster.slurm.enabled ? disruptive_change(node_plan, driver_packages) : nullptr;
   if (!disruptive) return applied();
   // While the node still runs jobs: the drained window is then install + reboot + verify.
-  prefetch_packages(m_pool, node, *m_data[i]->program, node_plan, m_hooks);
+  if (m_options.prefetch) prefetch_packages(m_pool, node, *m_data[i]->program, node_plan, m_hooks);
 
   // Out of service for the change, back only once it verified (drain_sequence.hpp).
   drain_sequence::Sequence sequence{

@@ -27,6 +27,7 @@ struct ApplyCliOptions {
   int drain_timeout_s = 3600;
   std::string batch_size;
   std::string max_fail = "100%";
+  bool no_prefetch = false;
 };
 
 Confirmation confirm_apply(bool yes) {
@@ -50,6 +51,7 @@ int run_apply_command(const ApplyCliOptions& options, const GlobalOptions& globa
   settings.drain_timeout = std::chrono::seconds(options.drain_timeout_s);
   settings.batch_size = options.batch_size;
   settings.max_fail = options.max_fail;
+  settings.prefetch = !options.no_prefetch;
   const auto env = make_run_environment(options.target, globals, options.state.path);
   ApplyResult result;
   if (is_saved_plan_file(options.target.inventory)) {
@@ -95,6 +97,9 @@ void register_apply_command(CLI::App& app, GlobalOptions& globals, int& exit_cod
       ->check(CLI::Range(5, 7200))
       ->capture_default_str();
   add_drain_timeout_option(*cmd, options.drain_timeout_s);
+  cmd->add_flag("--no-prefetch", options.no_prefetch,
+                "With Slurm: do not download a node's new packages before draining it (the install then downloads them "
+                "while the node is drained; for a mirror that must not be asked twice)");
   cmd->add_option("--batch-size", options.batch_size,
                   "Apply N nodes (or P% of them) at a time, batch after batch (default: all at once)");
   cmd->add_option("--max-fail", options.max_fail,

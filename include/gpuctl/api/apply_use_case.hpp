@@ -21,6 +21,7 @@ struct ApplySettings {
   std::chrono::seconds drain_timeout{3600};
   std::string batch_size;              // "N" or "P%"; empty: every node at once
   std::string max_fail = "100%";       // "P%": no new batch once more than P% failed
+  bool prefetch = true;                // download a node's new packages before draining it
   std::chrono::milliseconds drain_poll{2000};   // between squeue polls while draining
   std::chrono::milliseconds settle_poll{5000};  // between verify attempts after a drained node's apply
   std::chrono::seconds reboot_poll{2};

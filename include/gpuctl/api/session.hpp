@@ -32,6 +32,9 @@ struct SessionOptions {
   // nvidia-driver-* package is drained first, its jobs waited for (at most drain_timeout),
   // verified after apply and resumed only when verify passed (apply/drain.hpp).
   std::chrono::seconds drain_timeout{3600};
+  // Before the drain, fetch the packages the node's plan installs (apply/prefetch.hpp): the
+  // drained window is then install + reboot + verify, not the download.
+  bool prefetch = true;
   std::chrono::milliseconds drain_poll{2000};
   std::chrono::milliseconds settle_poll{5000};  // between verify attempts after a drained node's apply
   ProgramSources sources;
