@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 #include <fmt/format.h>
 
 namespace gpuctl {
@@ -265,6 +266,10 @@ NodePlan make_node_plan(const NodeProgram& program, const NodeState& state) {
   plan.node = program.node;
   plan.state_fingerprint = state.fingerprint();
   std::vector<std::string> deferred_by;  // steps whose reboot the next rebooting step takes
+  // A package or service change an earlier step of this plan makes already (driver-upgrade's
+  // driver step, then gpu-node's): planned once; by the later step's turn it is done.
+  std::set<std::string> planned_once;
+  bool reboot_planned = false;
   for (std::size_t s = 0; s < program.steps.size(); ++s) {
     const auto& step = program.steps[s];
     std::vector<std::string> notified;
@@ -279,6 +284,8 @@ NodePlan make_node_plan(const NodeProgram& program, const NodeState& state) {
         case ResourceKind::command: changes = command_changes(resolved, state); break;
       }
       for (auto& change : changes) {
+        const bool repeatable = resolved.resource.kind == ResourceKind::package || resolved.resource.kind == ResourceKind::service;
+        if (repeatable && !planned_once.insert(change.resource + "\n" + change.summary).second) continue;
         change.step = step.step->name;
         change.step_index = s;
         change.resource_index = r;
@@ -303,7 +310,10 @@ NodePlan make_node_plan(const NodeProgram& program, const NodeState& state) {
     }
     const auto reboot_it = state.reboot_needed.find(step.step->name);
     const bool guard_wants_reboot = reboot_it != state.reboot_needed.end() && reboot_it->second;
-    const bool needs_reboot = step.step->reboot != RebootPolicy::never && (changed || guard_wants_reboot);
+    bool needs_reboot = step.step->reboot != RebootPolicy::never && (changed || guard_wants_reboot);
+    // A step with nothing of its own to do whose guard asks for a reboot (the module in memory
+    // is not the installed one): an earlier reboot of this plan comes after the install, and loads it.
+    if (needs_reboot && !changed && reboot_planned && deferred_by.empty()) needs_reboot = false;
     if (needs_reboot && step.step->reboot == RebootPolicy::deferred && later_step_reboots(program, s)) {
       deferred_by.push_back(step.step->name);
       continue;
@@ -323,6 +333,7 @@ NodePlan make_node_plan(const NodeProgram& program, const NodeState& state) {
                                      change.reason.empty() ? "" : "; ", earlier);
       deferred_by.clear();
       plan.changes.push_back(std::move(change));
+      reboot_planned = true;
     }
   }
   return plan;

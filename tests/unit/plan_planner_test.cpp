@@ -3,6 +3,7 @@
 
 #include "program_builder.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace gpuctl {
@@ -391,6 +392,31 @@ TEST(Planner, PassedRebootGuardAndNoChangesMeanNoReboot) {
   ProgramFixture fixture({StepSpec{"driver", {resolved_package("nvidia-driver-550", "550.127.08")}, RebootPolicy::on_change,
                                    "true"}});
   EXPECT_TRUE(make_node_plan(fixture.program, state).changes.empty());
+}
+
+// `--playbook driver-upgrade --playbook gpu-node`: both have a driver step with the same package
+// and reboot guard. The second finds its install planned already and the first's reboot loads
+// the new module: one install and one reboot, not two (issue #18: HGX servers take minutes).
+TEST(Planner, AChangeAnEarlierStepMakesIsPlannedOnceAndItsRebootServesTheGuard) {
+  NodeState state;
+  state.packages["nvidia-open"] = ObservedPackage{true, "535.183.01-1", true};
+  state.reboot_needed["driver"] = true;  // the module in memory is 535
+  const auto driver = [] {
+    return StepSpec{"driver", {resolved_package("nvidia-open", "550.127.08", true)}, RebootPolicy::on_change,
+                    "grep -q ' 550.127.08 ' /proc/driver/nvidia/version"};
+  };
+  ProgramFixture fixture({driver(), StepSpec{"nccl", {resolved_service("nvidia-persistenced", true, true)}}, driver()});
+  const auto plan = make_node_plan(fixture.program, state);
+  std::vector<std::string> seen;
+  for (const auto& change : plan.changes) seen.push_back(fmt::format("{} {}", change.step_index, change.resource));
+  EXPECT_EQ(seen, (std::vector<std::string>{"0 package:nvidia-open", "0 reboot", "1 service:nvidia-persistenced"}));
+
+  // Alone, the later step still reboots on its guard: nothing earlier loads the module.
+  ProgramFixture alone({StepSpec{"nccl", {}}, driver()});
+  state.packages["nvidia-open"] = ObservedPackage{true, "550.127.08-1", true};
+  const auto guard_only = make_node_plan(alone.program, state);
+  ASSERT_EQ(guard_only.changes.size(), 1u);
+  EXPECT_EQ(guard_only.changes[0].action, Action::reboot);
 }
 
 TEST(Planner, ConvergedNodeHasAnEmptyPlanWithItsFingerprint) {
