@@ -16,43 +16,57 @@ std::string regex_escape(std::string_view text) {
   return out;
 }
 
-// Resolves the wanted version ("550.127.08" -> the repository's "550.127.08-1") and installs it,
-// or with `download_only` only fetches it into apt's cache.
-std::string package_apt_command(const PackageResource& package, bool download_only) {
-  const auto name = util::shell_quote(package.name);
+// Resolves each wanted version ("550.127.08" -> the repository's "550.127.08-1") and installs
+// them in one apt-get call, or with `download_only` only fetches them into apt's cache. One call:
+// apt resolves the packages together, so a metapackage's dependencies are the new versions
+// being fetched with it, not the installed ones.
+std::string packages_apt_command(const std::vector<PackageResource>& packages, bool download_only) {
   std::string script = "set -e\nexport DEBIAN_FRONTEND=noninteractive\n";
   const std::string apt_install =
       std::string("apt-get install -y -q ") + (download_only ? "--download-only " : "") +
       "--allow-downgrades --allow-change-held-packages "
       "-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold";
-  if (package.version.empty()) {
-    script += fmt::format(
-        "if ! apt-cache show {0} >/dev/null 2>&1; then apt-get update -q >/dev/null; fi\n"
-        "{1} {0}\n",
-        name, apt_install);
-  } else {
+  std::string arguments;
+  bool pick_defined = false;
+  for (std::size_t i = 0; i < packages.size(); ++i) {
+    const auto& package = packages[i];
+    const auto name = util::shell_quote(package.name);
+    if (package.version.empty()) {
+      script += fmt::format("if ! apt-cache show {0} >/dev/null 2>&1; then apt-get update -q >/dev/null; fi\n", name);
+      arguments += " " + name;
+      continue;
+    }
+    if (!pick_defined) {
+      script += "pick() { apt-cache madison \"$1\" 2>/dev/null | awk -F'|' '{gsub(/ /, \"\", $2); print $2}' | grep -E \"$2\" | head -n1; }\n";
+      pick_defined = true;
+    }
     const auto pattern = util::shell_quote(fmt::format("^([0-9]+:)?{}(-|$)", regex_escape(package.version)));
     script += fmt::format(
-        "pick() {{ apt-cache madison {0} 2>/dev/null | awk -F'|' '{{gsub(/ /, \"\", $2); print $2}}' | grep -E {1} | head -n1; }}\n"
-        "v=$(pick)\n"
-        "if [ -z \"$v\" ]; then apt-get update -q >/dev/null; v=$(pick); fi\n"
-        "if [ -z \"$v\" ]; then printf 'gpuctl: version %s of %s is not in the configured repositories\\n' {2} {0} >&2; "
-        "exit 100; fi\n"
-        "{3} {0}=\"$v\"\n",
-        name, pattern, util::shell_quote(package.version), apt_install);
+        "v{3}=$(pick {0} {1})\n"
+        "if [ -z \"$v{3}\" ]; then apt-get update -q >/dev/null; v{3}=$(pick {0} {1}); fi\n"
+        "if [ -z \"$v{3}\" ]; then printf 'gpuctl: version %s of %s is not in the configured repositories\\n' {2} {0} >&2; "
+        "exit 100; fi\n",
+        name, pattern, util::shell_quote(package.version), i);
+    arguments += fmt::format(" {}=\"$v{}\"", name, i);
   }
-  if (package.hold && !download_only) script += fmt::format("apt-mark hold {} >/dev/null\n", name);
+  script += apt_install + arguments + "\n";
+  for (const auto& package : packages)
+    if (package.hold && !download_only) script += fmt::format("apt-mark hold {} >/dev/null\n", util::shell_quote(package.name));
   return script;
 }
 
 }  // namespace
 
 std::string package_install_command(const PackageResource& package) {
-  return package_apt_command(package, false);
+  return packages_apt_command({package}, false);
 }
 
 std::string package_download_command(const PackageResource& package) {
-  return package_apt_command(package, true);
+  return packages_apt_command({package}, true);
+}
+
+std::string packages_download_command(const std::vector<PackageResource>& packages) {
+  return packages_apt_command(packages, true);
 }
 
 std::string package_remove_command(const PackageResource& package) {

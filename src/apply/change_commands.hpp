@@ -4,6 +4,7 @@
 #include <gpuctl/playbook/playbook.hpp>
 
 #include <string>
+#include <vector>
 
 namespace gpuctl::apply_detail {
 
@@ -14,6 +15,8 @@ std::string package_install_command(const PackageResource& package);
 // The same resolution, but only into apt's cache (apt-get install --download-only; no hold):
 // fetched before a node is drained, so the drained window has no download in it.
 std::string package_download_command(const PackageResource& package);
+// Several packages fetched in one apt-get call (resolved together), each version as above.
+std::string packages_download_command(const std::vector<PackageResource>& packages);
 std::string package_remove_command(const PackageResource& package);
 std::string service_command(const ServiceResource& service);
 std::string restart_service_command(const std::string& service);

@@ -7,7 +7,7 @@
 namespace gpuctl {
 
 std::string prefetch_script(const NodeProgram& program, const NodePlan& plan) {
-  std::string script;
+  std::vector<PackageResource> packages;
   for (const auto& change : plan.changes) {
     if (change.action != Action::create && change.action != Action::update) continue;
     if (change.step_index >= program.steps.size()) continue;
@@ -15,10 +15,11 @@ std::string prefetch_script(const NodeProgram& program, const NodePlan& plan) {
     if (change.resource_index >= resources.size()) continue;
     const auto& resource = resources[change.resource_index].resource;
     if (resource.kind != ResourceKind::package || resource.package.state != PackageState::present) continue;
-    // Each package in a subshell of its own (the install script sets -e and exports).
-    script += "(\n" + apply_detail::package_download_command(resource.package) + ") || exit $?\n";
+    packages.push_back(resource.package);
   }
-  return script;
+  // All in one apt-get call: resolved together, a driver metapackage's dependencies are the new
+  // versions fetched with it (one by one, apt would hold it to the installed ones and refuse).
+  return packages.empty() ? std::string() : apply_detail::packages_download_command(packages);
 }
 
 bool prefetch_packages(exec::TransportPool& pool, const Node& node, const NodeProgram& program, const NodePlan& plan,

@@ -10,7 +10,7 @@ DRIVER_550=550.127.08
 CUDA_VERSION=12.4
 REPO_URL=file:/srv/gpuctl-sandbox/cuda/
 REPO_KEY_URL=file:///srv/gpuctl-sandbox/cuda/gpuctl-sandbox-cuda.pub
-PROFILES_DIR=$SANDBOX_SRC/../../playbooks/profiles
+PROFILES_DIR=${SANDBOX_SRC:-.}/../../playbooks/profiles
 
 # The gpuctl that reads the profile table: $GPUCTL, else the build tree's.
 sandbox_gpuctl() {
@@ -63,9 +63,10 @@ make_deb() {
 service_files() {
   local root=$1 unit=$2 exe=$3 pre=${4:-}
   mkdir -p "$root/usr/bin" "$root/lib/systemd/system"
-  # The daemon waits on its sleep, so SIGTERM (systemctl stop) ends it at once instead of after
-  # systemd's 90 s stop timeout.
-  printf '#!/bin/sh\n# gpuctl sandbox stand-in daemon\n%s\ntrap '"'"'kill $! 2>/dev/null; exit 0'"'"' TERM INT\nwhile :; do sleep 3600 & wait $!; done\n' "$pre" > "$root/usr/bin/$exe"
+  # The daemon becomes one sleeping process (exec): SIGTERM (systemctl stop) ends it at once, and
+  # no second process is left in the unit's cgroup for systemd to wait on (in the nodes' cgroup v1
+  # hierarchy a leftover was waited for until the 90 s stop timeout).
+  printf '#!/bin/sh\n# gpuctl sandbox stand-in daemon\n%s\nexec sleep infinity\n' "$pre" > "$root/usr/bin/$exe"
   chmod 755 "$root/usr/bin/$exe"
   printf '[Unit]\nDescription=%s (gpuctl sandbox stand-in)\n\n[Service]\nExecStart=/usr/bin/%s\n\n[Install]\nWantedBy=multi-user.target\n' \
     "$unit" "$exe" > "$root/lib/systemd/system/$unit.service"
