@@ -184,7 +184,7 @@ void decode_monitoring(Decoder& d, const YamlNode& node, RawInventory& raw) {
 // The package profile cluster.os and nvidia.driver_source name, resolved for this inventory's
 // driver and CUDA; a choice the profile cannot serve is an error at the line that made it.
 void attach_profile(Decoder& d, const YamlNode& cluster, const YamlNode* nvidia, ClusterSettings& c) {
-  const auto& view_of = [&](const YamlNode* map, std::string_view key) -> const YamlNode* {
+  const auto view_of = [](const YamlNode* map, std::string_view key) -> const YamlNode* {
     if (!map || !map->is_map()) return nullptr;
     for (const auto& entry : map->entries)
       if (entry.first.value == key) return &entry.second;

@@ -34,6 +34,14 @@ expect_rc 2 v validate "$WORK/dcgm.yaml"
 expect_output 'has no DCGM exporter package'
 expect_rc 0 v validate "$INVENTORY"
 
+echo "--- a node of another OS than the profile's is refused, not planned"
+cp "$INVENTORY" "$WORK/ubuntu.yaml"
+sed -i 's/^  os_family: debian$/  os_family: debian\n  os: ubuntu2204/' "$WORK/ubuntu.yaml"
+grep -q '^  os: ubuntu2204' "$WORK/ubuntu.yaml" || die "could not edit the inventory's os"
+expect_rc 1 g plan "$WORK/ubuntu.yaml" --limit node01
+expect_output "the node runs Debian GNU/Linux 12 \(bookworm\) \(os-release ID=debian VERSION_ID=12\), but the inventory's packages are Ubuntu 22.04's archive NVIDIA packages"
+grep -q 'install nvidia-driver-535-server' <<<"$OUTPUT" && die "Ubuntu's packages were planned on a Debian node:\n$OUTPUT"
+
 # Every step of gpu-node but persistence (see the top of this file).
 awk '/^  - name: persistence$/ { skip = 1; next } skip && /^  - name: / { skip = 0 } !skip' \
   "$GPUCTL_SOURCE_DIR/playbooks/gpu-node.yaml" > "$WORK/gpu-node-no-persistence.yaml"
