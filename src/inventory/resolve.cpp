@@ -30,6 +30,7 @@ void overlay(const RawSettings& s, Node& node, std::map<std::string, Pos>& addre
   if (s.gpu_model.value) node.gpu.model = *s.gpu_model.value, sources.gpu_model = s.gpu_model.pos;
   if (s.gpu_count.value) node.gpu.count = *s.gpu_count.value, sources.gpu_count = s.gpu_count.pos;
   if (s.gpu_power_watts.value) node.gpu.power_watts = *s.gpu_power_watts.value, sources.gpu_power_watts = s.gpu_power_watts.pos;
+  if (s.gpu_nvswitch.value) node.gpu.nvswitch = *s.gpu_nvswitch.value;
   if (s.nvlink_connection.value || s.nvlink_links_per_gpu.value || s.nvlink_min_link_speed.value) {
     auto& nvlink = node.gpu.nvlink ? *node.gpu.nvlink : node.gpu.nvlink.emplace();
     if (s.nvlink_connection.value) nvlink.connection = *s.nvlink_connection.value;
@@ -168,6 +169,14 @@ Resolved resolve_inventory(const RawInventory& raw, Decoder& d) {
     if (node.gpu.count > 0 && (node.gpu.model.empty() || node.gpu.model == "none"))
       per_host.error(pos, fmt::format("host '{}' has {} GPUs but no gpu.model", node.name, node.gpu.count),
                      "set gpu: {model: H100, count: 8}");
+    // Without the fabric manager, CUDA does not initialise on an NVSwitch board (error 802).
+    if (node.gpu.count > 0 && has_nvswitch(node.gpu) && !inv.cluster.profile.name.empty() &&
+        inv.cluster.packages.packages["fabricmanager"].empty())
+      per_host.error(pos,
+                     fmt::format("host '{}' has NVSwitch GPUs ({} x {}), but {} has no fabric manager package, without which "
+                                 "CUDA does not initialise there",
+                                 node.name, node.gpu.count, node.gpu.model, inv.cluster.profile.description),
+                     "use driver_source: cuda-repository, or set gpu.nvswitch: false for PCIe cards");
     if (node.connection.kind != ConnectionKind::ssh) continue;
     const auto key = std::pair{util::to_lower(node.connection.address), node.connection.port};
     auto [it, inserted] = by_address.try_emplace(key, node.name);

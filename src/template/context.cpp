@@ -155,6 +155,7 @@ TemplateValue node_value(const Node& node) {
   gpu["count"] = node.gpu.count;
   gpu["max_index"] = std::max(node.gpu.count - 1, 0);
   gpu["has_power_watts"] = node.gpu.power_watts.has_value();
+  gpu["nvswitch"] = has_nvswitch(node.gpu);
   if (node.gpu.power_watts) gpu["power_watts"] = *node.gpu.power_watts;
   auto hcas = TemplateValue::list();
   for (const auto& hca : node.ib_hcas) {

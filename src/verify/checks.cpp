@@ -33,6 +33,37 @@ CheckResult service_active(const CheckInput& in, const std::string& service) {
 
 // The node as slurmctld sees it: registered, able to take jobs, with the inventory's GPUs as
 // its GRES. A node Slurm does not know fails; no scontrol or no answer is an error.
+CheckResult no_nvswitch() {
+  return skipped("no NVSwitch on this node (gpu.nvswitch, or not an 8-GPU HGX board)");
+}
+
+std::string profile_service(const Inventory& inventory, const std::string& row) {
+  const auto it = inventory.cluster.packages.services.find(row);
+  return it == inventory.cluster.packages.services.end() ? std::string() : it->second;
+}
+
+// On NVSwitch boards CUDA initialises only when the fabric manager runs at exactly the loaded
+// driver's version (error 802 otherwise): the one failure an upgrade of the driver alone leaves.
+CheckResult check_fabricmanager_version(const CheckInput& in) {
+  if (!has_nvswitch(in.node.gpu)) return no_nvswitch();
+  const auto& loaded = in.state.facts.driver_version;
+  if (!loaded.present()) return cannot_run(absent_reason(loaded, "loaded driver"));
+  const auto& packages = in.inventory.cluster.packages.packages;
+  const auto package = packages.contains("fabricmanager") ? packages.at("fabricmanager") : std::string();
+  const auto it = in.state.packages.find(package);
+  const bool installed = it != in.state.packages.end() && it->second.installed;
+  const auto observed = fmt::format("{} {}, driver {}", package, installed ? it->second.version : "not installed", *loaded.value);
+  if (!installed)
+    return failed(observed, *loaded.value,
+                  fmt::format("install {} at {} (gpuctl apply): without it CUDA fails to initialise (error 802)", package,
+                              *loaded.value));
+  if (!version_matches(it->second.version, *loaded.value))
+    return failed(observed, *loaded.value,
+                  "the fabric manager must be the loaded driver's version, or it does not start and CUDA fails (error 802): "
+                  "upgrade them together (driver-upgrade does)");
+  return pass(observed, *loaded.value);
+}
+
 CheckResult slurmd_registered(const CheckInput& in) {
   const std::string wanted_gres =
       in.node.gpu.count > 0 ? fmt::format("gpu:{}:{}", util::to_lower(in.node.gpu.model), in.node.gpu.count) : "";
@@ -180,6 +211,12 @@ const std::map<std::string, CheckFunction>& registry() {
            return failed(observed, wanted, "the installed package differs from the loaded module: reboot");
          return pass(observed, wanted);
        }},
+      {"fabricmanager_active",
+       [](const CheckInput& in) -> CheckResult {
+         if (!has_nvswitch(in.node.gpu)) return no_nvswitch();
+         return service_active(in, profile_service(in.inventory, "fabricmanager"));
+       }},
+      {"fabricmanager_version", check_fabricmanager_version},
       {"gpu_count",
        [](const CheckInput& in) {
          const auto& gpus = in.state.facts.gpus;
@@ -277,6 +314,8 @@ const std::vector<CheckInfo>& known_checks() {
       {"row_remap", "no pending retired pages / row remaps, no remap failure"},
       {"pcie_link", "PCIe link at its maximum width"},
       {"persistence_mode", "persistence mode on"},
+      {"fabricmanager_active", "NVSwitch boards: the fabric manager running"},
+      {"fabricmanager_version", "NVSwitch boards: the fabric manager's package at the loaded driver's version"},
       {"cuda_version", "CUDA toolkit of the inventory's version"},
       {"nccl_present", "NCCL installed"},
       {"nccl_conf", "/etc/nccl.conf matches the inventory"},

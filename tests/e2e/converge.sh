@@ -16,6 +16,7 @@ expect_output 'node01  \(' "--expand: node01 has its own block"
 expect_output 'listen-address=127\.[0-9.]+:9100' "--expand: each node's own address"
 expect_output '\+ install nvidia-open \(none -> 535\.183\.01\), held' "the driver install is planned, by the profile's name"
 expect_output '\+ install nvidia-kernel-open-dkms \(none -> 535\.183\.01\), held' "the open kernel module, held"
+expect_output '\+ install nvidia-fabricmanager-535 \(none -> 535\.183\.01\), held' "8x H100: NVSwitch, so the fabric manager at the driver's version (issue #19)"
 expect_output '\+ create /etc/modprobe.d/blacklist-nouveau.conf'
 expect_output '↻ reboot' "reboots are planned"
 expect_output 'Plan: 4 nodes, 4 with changes'
@@ -68,6 +69,17 @@ expect_output '\+NCCL_DEBUG=TRACE|-NCCL_DEBUG=TRACE' "the diff shows the drifted
 expect_output 'Plan: 4 nodes, 1 with changes'
 expect_rc 0 g apply "$INVENTORY" --yes --limit node02
 expect_rc 0 g plan "$INVENTORY" --detailed-exitcode
+
+echo "--- a fabric manager of another version than the driver's fails verify, and apply restores it (issue #19)"
+"$SANDBOX_CMD" ssh node02 "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --allow-change-held-packages nvidia-fabricmanager-550 >/dev/null 2>&1" ||
+  die "cannot install the 550 fabric manager on node02"
+expect_rc 3 g verify "$INVENTORY" --limit node02
+expect_output 'fabricmanager_version fail on node02: observed nvidia-fabricmanager-535 not installed, driver 535\.183\.01'
+failing=$(grep -oE '[a-z_]+ fail on node02' <<<"$OUTPUT" | sort -u | tr '\n' ' ')
+[[ $failing == "fabricmanager_active fail on node02 fabricmanager_version fail on node02 " ]] ||
+  die "the mismatch should fail the fabric manager's checks and nothing else: $failing\n$OUTPUT"
+expect_rc 0 g apply "$INVENTORY" --yes --limit node02
+expect_rc 0 g verify "$INVENTORY" --limit node02
 
 echo "--- a saved plan is refused once the node changed"
 "$SANDBOX_CMD" ssh node03 "echo '# local edit' >> /etc/nccl.conf"

@@ -35,12 +35,16 @@ const std::vector<Choice>& choices() {
   return all;
 }
 
+// gpu01 is an 8x H100 HGX node (NVSwitch implied), except where the profile has no fabric
+// manager (Debian 12's archive): there it is declared a PCIe server.
 std::string inventory_text(const Choice& c, bool dcgm, const std::string& extra_nvidia = "") {
+  const std::string gpu = c.profile == "debian12-distribution" ? "{model: H100, count: 8, nvswitch: false}"
+                                                               : "{model: H100, count: 8}";
   return "cluster:\n  name: lab\n  os: " + c.os + "\n  nvidia:\n    driver_branch: \"" + c.branch +
          "\"\n    driver_version: \"" + c.version + "\"\n    cuda: \"12.4\"\n    open_kernel_module: " +
          (c.open ? "true" : "false") + "\n    driver_source: " + c.source + "\n" + extra_nvidia +
          "  monitoring:\n    dcgm_exporter: " + (dcgm ? "true" : "false") +
-         "\n    node_exporter: true\nhosts:\n  gpu01: {address: 10.0.0.1, gpu: {model: H100, count: 8}}\n";
+         "\n    node_exporter: true\nhosts:\n  gpu01: {address: 10.0.0.1, gpu: " + gpu + "}\n";
 }
 
 // Every package name a profile's table can give, placeholders filled for `c`.
@@ -144,6 +148,18 @@ TEST(PackageProfiles, AChoiceTheSourceCannotServeIsAnErrorAtItsLine) {
       "cluster:\n  name: lab\n  os: ubuntu2004\nhosts:\n  gpu01: {address: 10.0.0.1}\n", "cluster.yaml");
   ASSERT_FALSE(unknown_os.ok());
   EXPECT_EQ(unknown_os.diagnostics[0].line, 3);
+}
+
+TEST(PackageProfiles, AnNvswitchNodeNeedsAProfileWithAFabricManager) {
+  auto text = inventory_text(choices()[1], false);
+  const std::string declared = ", nvswitch: false";
+  text.replace(text.find(declared), declared.size(), "");
+  const auto hgx = load_inventory_text(text, "cluster.yaml");
+  ASSERT_FALSE(hgx.ok());
+  EXPECT_NE(hgx.diagnostics[0].message.find("has NVSwitch GPUs (8 x H100), but Debian 12's non-free NVIDIA packages has no "
+                                            "fabric manager package"),
+            std::string::npos)
+      << hgx.diagnostics[0].message;
 }
 
 TEST(PackageProfiles, NoRepositoryMeansNvidiasForTheProfilesOs) {

@@ -431,9 +431,10 @@ TEST(ShippedPlaybooks, GpuNodeLoadsWithItsStepsInOrder) {
   const auto playbook = load_playbook(std::string(GPUCTL_SOURCE_DIR) + "/playbooks/gpu-node.yaml");
   ASSERT_TRUE(playbook) << playbook.error().to_string();
   EXPECT_EQ(playbook->name, "gpu-node");
-  // The repository before the driver, the driver before what needs it, Slurm and monitoring last.
-  EXPECT_EQ(step_names(*playbook), (std::vector<std::string>{"nouveau", "cuda-repository", "driver", "cuda-toolkit",
-                                                              "persistence", "nccl", "slurm", "monitoring"}));
+  // The repository before the driver, the driver before what needs it (the fabric manager at
+  // its version right after it), Slurm and monitoring last.
+  EXPECT_EQ(step_names(*playbook), (std::vector<std::string>{"nouveau", "cuda-repository", "driver", "fabric-manager",
+                                                              "cuda-toolkit", "persistence", "nccl", "slurm", "monitoring"}));
   EXPECT_EQ(playbook->steps[2].reboot, RebootPolicy::on_change);  // a new driver takes effect at boot
   EXPECT_FALSE(playbook->steps[2].reboot_unless.empty());
 }

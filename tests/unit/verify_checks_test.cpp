@@ -44,7 +44,9 @@ class Checks : public ::testing::Test {
     for (int i = 0; i < 8; ++i) gpus.push_back(healthy_gpu(i));
     facts.gpus = Fact<std::vector<GpuInfo>>::of(gpus);
     state.packages["nvidia-open"] = ObservedPackage{true, "550.127.08-1", true};
-    for (const char* service : {"slurmd", "slurmctld", "prometheus", "nvidia-dcgm-exporter", "prometheus-node-exporter"})
+    state.packages["nvidia-fabricmanager-550"] = ObservedPackage{true, "550.127.08-1", true};
+    for (const char* service : {"slurmd", "slurmctld", "prometheus", "nvidia-dcgm-exporter", "prometheus-node-exporter",
+                                "nvidia-fabricmanager"})
       state.services[service] = ObservedService{true, true, true};
     state.slurm_node = ObservedSlurmNode{true, 0, slurm_capture("scontrol-node-idle.txt")};
   }
@@ -81,7 +83,7 @@ TEST_F(Checks, EveryKnownCheckPassesOnAHealthyNode) {
   state.files["/etc/nccl.conf"] = ObservedFile{true, "", util::sha256_hex("NCCL_DEBUG=WARN\n"), 0644, "root", "root"};
   std::vector<std::string> names;
   for (const auto& info : known_checks()) names.push_back(info.name);
-  EXPECT_EQ(names.size(), 19u);
+  EXPECT_EQ(names.size(), 21u);
   // The two checks that are skipped unless declared: declared, on a healthy 8-GPU board.
   node.gpu.nvlink = NvlinkSpec{"NV18", 18, 25.0};
   node.gpu.nccl_allreduce = NcclAllreduceSpec{};
@@ -351,6 +353,48 @@ TEST_F(Checks, ServiceChecksFailWhenStoppedAndErrWhenUnknown) {
   EXPECT_EQ(run("slurmctld_active").status, CheckStatus::error);
   state.services["prometheus"].known = false;
   EXPECT_EQ(run("prometheus_active").status, CheckStatus::error);
+}
+
+// HGX boards (issue #19): the fabric manager runs, at exactly the loaded driver's version.
+TEST_F(Checks, FabricManagerRunsAtTheLoadedDriversVersionOnNvswitchBoards) {
+  EXPECT_EQ(run("fabricmanager_active").status, CheckStatus::pass);
+  const auto ok = run("fabricmanager_version");
+  EXPECT_EQ(ok.status, CheckStatus::pass);
+  EXPECT_EQ(ok.observed, "nvidia-fabricmanager-550 550.127.08-1, driver 550.127.08");
+
+  state.services["nvidia-fabricmanager"].running = false;
+  EXPECT_EQ(run("fabricmanager_active").status, CheckStatus::fail);
+
+  // The classic failure: the driver moved, the fabric manager did not.
+  state.packages["nvidia-fabricmanager-550"].version = "550.90.07-1";
+  const auto mismatch = run("fabricmanager_version");
+  EXPECT_EQ(mismatch.status, CheckStatus::fail);
+  EXPECT_EQ(mismatch.expected, "550.127.08");
+  EXPECT_NE(mismatch.detail.find("error 802"), std::string::npos) << mismatch.detail;
+  state.packages.erase("nvidia-fabricmanager-550");
+  EXPECT_EQ(run("fabricmanager_version").status, CheckStatus::fail);
+  state.facts.driver_version = Fact<std::string>::absent("no NVIDIA kernel module is loaded");
+  EXPECT_EQ(run("fabricmanager_version").status, CheckStatus::error) << "unknown is never a pass";
+}
+
+TEST_F(Checks, FabricManagerChecksSkipWithoutNvswitch) {
+  node.gpu.nvswitch = false;  // an 8-card PCIe server declares it
+  state.services.erase("nvidia-fabricmanager");
+  EXPECT_EQ(run("fabricmanager_active").status, CheckStatus::skipped);
+  EXPECT_EQ(run("fabricmanager_version").status, CheckStatus::skipped);
+}
+
+TEST(Nvswitch, ImpliedByEightGpusOfAnHgxModelUnlessDeclared) {
+  EXPECT_TRUE(has_nvswitch(GpuSpec{"H100", 8, std::nullopt}));
+  EXPECT_TRUE(has_nvswitch(GpuSpec{"B200", 8, std::nullopt}));
+  EXPECT_FALSE(has_nvswitch(GpuSpec{"H200", 1, std::nullopt}));  // the real H200 test machine
+  EXPECT_FALSE(has_nvswitch(GpuSpec{"L40S", 8, std::nullopt}));
+  GpuSpec pcie{"H100", 8, std::nullopt};
+  pcie.nvswitch = false;
+  EXPECT_FALSE(has_nvswitch(pcie));
+  GpuSpec declared{"H100", 4, std::nullopt};
+  declared.nvswitch = true;
+  EXPECT_TRUE(has_nvswitch(declared));
 }
 
 TEST_F(Checks, ExportersCheckFollowsTheInventory) {

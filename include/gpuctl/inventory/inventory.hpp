@@ -5,7 +5,9 @@
 
 #include <gpuctl/packages/profile.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string>
@@ -37,7 +39,20 @@ struct GpuSpec {
   std::optional<int> power_watts;     // board power per GPU, for PDU headroom lint
   std::optional<NvlinkSpec> nvlink{};  // absent: nvlink_topology is skipped
   std::optional<NcclAllreduceSpec> nccl_allreduce{};  // absent: nccl_allreduce is skipped
+  // The GPUs are linked by NVSwitch (HGX/DGX boards): the fabric manager must run at the driver's
+  // version. Absent: implied by the board (has_nvswitch).
+  std::optional<bool> nvswitch{};
 };
+
+// Whether a node's GPUs sit on an NVSwitch board: gpu.nvswitch where the inventory says so;
+// otherwise 8 GPUs of a model NVIDIA builds HGX/DGX boards of (A100, H100, H200, H800, B100,
+// B200), which are SXM and switched. An 8-card PCIe server of those models must declare
+// `nvswitch: false` (docs/inventory.md).
+inline bool has_nvswitch(const GpuSpec& gpu) {
+  if (gpu.nvswitch) return *gpu.nvswitch;
+  static const char* const hgx_models[] = {"A100", "H100", "H200", "H800", "B100", "B200"};
+  return gpu.count == 8 && std::ranges::find(hgx_models, gpu.model) != std::end(hgx_models);
+}
 
 // How to reach one node, after precedence.
 struct ConnectionSettings {

@@ -150,7 +150,9 @@ build_repo() {
     local fm; fm=$(profile_field "$profile" fabricmanager name "$branch" "$ver")
     local fm_other; fm_other=$(profile_field "$profile" fabricmanager name "$other" "$ver")
     r=$b/fm-$branch
-    service_files "$r" "$(profile_field "$profile" fabricmanager service)" nv-fabricmanager
+    # Like the real one, it does not start beside a driver of another version.
+    service_files "$r" "$(profile_field "$profile" fabricmanager service)" nv-fabricmanager \
+      "grep -q ' $ver ' /proc/driver/nvidia/version 2>/dev/null || { echo 'nv-fabricmanager $ver: the loaded NVIDIA driver is not version $ver (gpuctl sandbox stand-in)' >&2; exit 1; }"
     make_deb "$out" "$r" "$fm" "$(profile_field "$profile" fabricmanager version "$branch" "$ver")" "NVIDIA Fabric Manager" \
       "Conflicts: $fm_other" "Replaces: $fm_other"
 
