@@ -71,7 +71,7 @@ expect_rc 0 g apply "$INVENTORY" --yes --limit node02
 expect_rc 0 g plan "$INVENTORY" --detailed-exitcode
 
 echo "--- a fabric manager of another version than the driver's fails verify, and apply restores it (issue #19)"
-"$SANDBOX_CMD" ssh node02 "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --allow-change-held-packages nvidia-fabricmanager-550 >/dev/null 2>&1" ||
+"$SANDBOX_CMD" ssh node02 "apt-mark unhold nvidia-fabricmanager-535 >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nvidia-fabricmanager-550 >/dev/null 2>&1" ||
   die "cannot install the 550 fabric manager on node02"
 expect_rc 3 g verify "$INVENTORY" --limit node02
 expect_output 'fabricmanager_version fail on node02: observed nvidia-fabricmanager-535 not installed, driver 535\.183\.01'

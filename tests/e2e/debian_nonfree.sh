@@ -76,6 +76,10 @@ for n in node01 node02; do
   "$SANDBOX_CMD" ssh "$n" test -d /usr/src/nvidia-current-535.309.01 || die "$n: no DKMS source from nvidia-kernel-dkms"
 done
 
+echo "--- facts: the driver came from Debian's package (nvidia-smi through its alternatives link)"
+origin=$("$GPUCTL" facts "$INVENTORY" --limit node01 --json 2>/dev/null | jq -r '.nodes[0].driver_origin | "\(.kind) \(.package)"')
+[[ $origin == "package nvidia-smi" ]] || die "driver origin on node01 reads '$origin', not Debian's nvidia-smi package"
+
 echo "--- a second plan has no changes"
 expect_rc 0 g plan "$INVENTORY" "${P[@]}" --detailed-exitcode
 expect_output 'Plan: 2 nodes, 0 with changes'
