@@ -31,8 +31,6 @@ CheckResult service_active(const CheckInput& in, const std::string& service) {
   return pass("running", "running");
 }
 
-// The node as slurmctld sees it: registered, able to take jobs, with the inventory's GPUs as
-// its GRES. A node Slurm does not know fails; no scontrol or no answer is an error.
 CheckResult no_nvswitch() {
   return skipped("no NVSwitch on this node (gpu.nvswitch, or not an 8-GPU HGX board)");
 }
@@ -64,6 +62,8 @@ CheckResult check_fabricmanager_version(const CheckInput& in) {
   return pass(observed, *loaded.value);
 }
 
+// The node as slurmctld sees it: registered, able to take jobs, with the inventory's GPUs as
+// its GRES. A node Slurm does not know fails; no scontrol or no answer is an error.
 CheckResult slurmd_registered(const CheckInput& in) {
   const std::string wanted_gres =
       in.node.gpu.count > 0 ? fmt::format("gpu:{}:{}", util::to_lower(in.node.gpu.model), in.node.gpu.count) : "";
