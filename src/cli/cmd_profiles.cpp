@@ -25,6 +25,7 @@ ordered_json row_json(const PackageProfile& profile, const ProfileRow& row) {
   const auto ref = profile.references.find(row.reference);
   j["reference"] = ref == profile.references.end() ? "" : ref->second;
   j["note"] = row.note;
+  if (row.renamed_from_branch) j["renamed"] = {{"from_branch", row.renamed_from_branch}, {"name", row.renamed_to}};
   return j;
 }
 
@@ -57,6 +58,8 @@ void print_profile(const PackageProfile& profile) {
     if (package.empty()) package = "-";
     fmt::print("  {:<18} {}{}{}\n", row.row, package, row.service.empty() ? "" : ", service " + row.service,
                row.version.empty() ? "" : ", version " + row.version);
+    if (row.renamed_from_branch)
+      fmt::print("  {:<18}   from branch {}: {}\n", "", row.renamed_from_branch, row.renamed_to);
     if (!row.note.empty()) fmt::print("  {:<18}   {}\n", "", row.note);
     if (const auto ref = profile.references.find(row.reference); ref != profile.references.end())
       fmt::print("  {:<18}   {}\n", "", ref->second);

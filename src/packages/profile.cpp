@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 
 namespace gpuctl {
@@ -23,7 +24,8 @@ const std::vector<std::string> k_top_keys{"name", "description", "os", "os_relea
                                           "packages", "references"};
 const std::vector<std::string> k_os_release_keys{"id", "version_id"};
 const std::vector<std::string> k_repository_keys{"url", "key_url", "keyring_list", "keyring_path"};
-const std::vector<std::string> k_row_keys{"name", "open", "proprietary", "service", "version", "reference", "note"};
+const std::vector<std::string> k_row_keys{"name", "open", "proprietary", "service", "version", "reference", "note", "renamed"};
+const std::vector<std::string> k_renamed_keys{"from_branch", "name"};
 // Rows whose package depends on the kernel module flavour.
 const std::vector<std::string> k_flavoured_rows{"driver", "kernel_module"};
 
@@ -56,13 +58,20 @@ void decode_row(Decoder& d, const yaml::YamlEntry& entry, PackageProfile& out) {
   row.version = text_of(d, *map, "version", what);
   row.reference = text_of(d, *map, "reference", what);
   row.note = text_of(d, *map, "note", what);
+  if (const auto* n = map->get("renamed"))
+    if (auto renamed = d.map(*n, fmt::format("'renamed' of {}", what), k_renamed_keys)) {
+      if (const auto* b = renamed->get("from_branch")) row.renamed_from_branch = d.integer(*b, "'from_branch'", 1, 9999).value_or(0);
+      row.renamed_to = text_of(d, *renamed, "name", what);
+      if (!row.renamed_from_branch || row.renamed_to.empty())
+        d.error(*n, fmt::format("'renamed' of {} needs 'from_branch' and 'name'", what));
+    }
   const bool flavoured = std::ranges::find(k_flavoured_rows, row.row) != k_flavoured_rows.end();
   if (flavoured && map->get("name"))
     d.error(*map->get("name"), fmt::format("{} names its packages by kernel module flavour", what),
             "write 'open:' and 'proprietary:' instead of 'name:'");
   if (!flavoured && (map->get("open") || map->get("proprietary")))
     d.error(entry.second, fmt::format("{} has no kernel module flavours", what), "write 'name:'");
-  for (const auto* field : {&row.name, &row.open, &row.proprietary, &row.service})
+  for (const auto* field : {&row.name, &row.open, &row.proprietary, &row.service, &row.renamed_to})
     if (!field->empty() && !is_name_template(*field))
       d.error(entry.second, fmt::format("'{}' in {} is not a package or service name", *field, what),
               "lower-case letters, digits and . + - _, with {branch} {driver_version} {cuda} {cuda_dashed} {cuda_major}");
@@ -222,6 +231,9 @@ Result<ResolvedPackages> resolve_packages(const PackageProfile& profile, const P
   for (const auto& row : profile.rows) {
     const bool flavoured = std::ranges::find(k_flavoured_rows, row.row) != k_flavoured_rows.end();
     std::string name = row.name;
+    int branch = 0;
+    std::from_chars(choice.driver_branch.data(), choice.driver_branch.data() + choice.driver_branch.size(), branch);
+    if (row.renamed_from_branch && branch >= row.renamed_from_branch) name = row.renamed_to;
     if (flavoured) {
       name = choice.open_kernel_module ? row.open : row.proprietary;
       if (name.empty() && (!row.open.empty() || !row.proprietary.empty()))

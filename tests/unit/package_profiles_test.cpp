@@ -52,7 +52,7 @@ std::set<std::string> table_packages(const PackageProfile& profile, const Choice
   std::set<std::string> names;
   const PackageChoice choice{c.branch, c.version, "12.4", c.open};
   for (const auto& row : profile.rows)
-    for (const auto* name : {&row.name, &row.open, &row.proprietary})
+    for (const auto* name : {&row.name, &row.open, &row.proprietary, &row.renamed_to})
       if (!name->empty()) names.insert(fill_placeholders(*name, choice));
   return names;
 }
@@ -123,6 +123,23 @@ TEST(PackageProfiles, TheFlavourPicksTheDriverAndModulePackages) {
   EXPECT_EQ(closed.inventory->cluster.packages.packages.at("driver"), "cuda-drivers-550");
   EXPECT_EQ(closed.inventory->cluster.packages.packages.at("kernel_module"), "nvidia-dkms-550");
   EXPECT_EQ(closed.inventory->cluster.packages.services.at("dcgm_exporter"), "nvidia-dcgm-exporter");
+}
+
+TEST(PackageProfiles, FromBranch580NvidiasFabricManagerHasNoBranchInItsName) {
+  auto choice = choices()[4];  // ubuntu2404-cuda-repository, 580
+  auto at580 = load_inventory_text(inventory_text(choice, true), "cluster.yaml");
+  ASSERT_TRUE(at580.ok());
+  EXPECT_EQ(at580.inventory->cluster.packages.packages.at("fabricmanager"), "nvidia-fabricmanager");
+  EXPECT_EQ(at580.inventory->cluster.packages.packages.at("nscq"), "libnvidia-nscq");
+  choice.branch = "570";
+  choice.version = "570.195.03";
+  auto at570 = load_inventory_text(inventory_text(choice, true), "cluster.yaml");
+  ASSERT_TRUE(at570.ok());
+  EXPECT_EQ(at570.inventory->cluster.packages.packages.at("fabricmanager"), "nvidia-fabricmanager-570");
+  // Ubuntu's archive keeps the branch in the name.
+  auto archive = load_inventory_text(inventory_text(choices()[5], false), "cluster.yaml");
+  ASSERT_TRUE(archive.ok());
+  EXPECT_EQ(archive.inventory->cluster.packages.packages.at("fabricmanager"), "nvidia-fabricmanager-580");
 }
 
 TEST(PackageProfiles, AChoiceTheSourceCannotServeIsAnErrorAtItsLine) {

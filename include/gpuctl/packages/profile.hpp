@@ -28,6 +28,10 @@ struct ProfileRow {
   std::string version;      // the version as this source writes it, e.g. "{driver_version}-1"
   std::string reference;    // a key of `references`
   std::string note;         // why a name is empty, or what to know about it
+  // From this driver branch on the source names the package `renamed_to` instead (NVIDIA's
+  // fabric manager loses its branch suffix at 580); 0: never renamed.
+  int renamed_from_branch = 0;
+  std::string renamed_to;
 };
 
 struct PackageProfile {
