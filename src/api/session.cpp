@@ -171,9 +171,8 @@ exec::TaskResult Session::apply_changes(std::size_t i, const NodePlan& node_plan
     if (result.failed) return {exec::NodeStatus::failed, fmt::format("step '{}': {}", result.failed_step, result.error)};
     return {result.changed ? exec::NodeStatus::changed : exec::NodeStatus::ok, {}};
   };
-  const auto& packages = m_inventory.cluster.packages.packages;
-  const std::vector<std::string> driver_packages{packages.contains("driver") ? packages.at("driver") : "",
-                                                 packages.contains("kernel_module") ? packages.at("kernel_module") : ""};
+  const auto& packages = m_inventory.cluster.packages;
+  const std::vector<std::string> driver_packages{packages.package("driver"), packages.package("kernel_module")};
   const Change* disruptive = m_inventory.cluster.slurm.enabled ? disruptive_change(node_plan, driver_packages) : nullptr;
   if (!disruptive) return applied();
   // While the node still runs jobs: the drained window is then install + reboot + verify.

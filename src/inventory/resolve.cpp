@@ -171,7 +171,7 @@ Resolved resolve_inventory(const RawInventory& raw, Decoder& d) {
                      "set gpu: {model: H100, count: 8}");
     // Without the fabric manager, CUDA does not initialise on an NVSwitch board (error 802).
     if (node.gpu.count > 0 && has_nvswitch(node.gpu) && !inv.cluster.profile.name.empty() &&
-        inv.cluster.packages.packages["fabricmanager"].empty())
+        inv.cluster.packages.package("fabricmanager").empty())
       per_host.error(pos,
                      fmt::format("host '{}' has NVSwitch GPUs ({} x {}), but {} has no fabric manager package, without which "
                                  "CUDA does not initialise there",

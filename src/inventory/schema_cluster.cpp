@@ -236,7 +236,7 @@ void decode_cluster(Decoder& d, const YamlNode& node, RawInventory& raw) {
   if (const auto* n = view->get("slurm")) decode_slurm(d, *n, raw);
   if (const auto* n = view->get("monitoring")) decode_monitoring(d, *n, raw);
   attach_profile(d, node, view->get("nvidia"), c);
-  if (c.monitoring.dcgm_exporter && !c.profile.name.empty() && c.packages.packages["dcgm_exporter"].empty()) {
+  if (c.monitoring.dcgm_exporter && !c.profile.name.empty() && c.packages.package("dcgm_exporter").empty()) {
     const auto* row = c.profile.find_row("dcgm_exporter");
     const auto* monitoring = view->get("monitoring");
     d.error(monitoring ? *monitoring : node,

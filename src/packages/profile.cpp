@@ -85,6 +85,16 @@ void decode_row(Decoder& d, const yaml::YamlEntry& entry, PackageProfile& out) {
 
 }  // namespace
 
+namespace {
+std::string row_value(const std::map<std::string, std::string, std::less<>>& by_row, std::string_view row) {
+  const auto it = by_row.find(row);
+  return it == by_row.end() ? std::string() : it->second;
+}
+}  // namespace
+
+std::string ResolvedPackages::package(std::string_view row) const { return row_value(packages, row); }
+std::string ResolvedPackages::service(std::string_view row) const { return row_value(services, row); }
+
 const ProfileRow* PackageProfile::find_row(std::string_view row) const {
   const auto it = std::ranges::find(rows, row, &ProfileRow::row);
   return it == rows.end() ? nullptr : &*it;

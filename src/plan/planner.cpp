@@ -124,6 +124,11 @@ std::optional<std::string> unpackaged_driver_note(const PackageResource& p, cons
       : origin.value->kind == DriverOrigin::Kind::no_user_space
           ? std::string("the host has no nvidia-smi: a driver container?")
           : fmt::format("{} belongs to no package", origin.value->path);
+  // Adopt only what is known to come from no package: an unknown origin is no reason to skip
+  // the install.
+  if (!origin.present())
+    return fmt::format("driver {} is loaded and no package of it is installed, but {}: its packages are planned",
+                       p.version, from);
   if (p.unpackaged_driver == "adopt") {
     adopted = true;
     return fmt::format("driver {} is loaded and not from a package ({}): adopted as it is, its packages are not "

@@ -108,10 +108,8 @@ Variables node_variables(const Inventory& inventory, const Node& node) {
   v["profile.name"] = cluster.profile.name;
   v["profile.driver_source"] = cluster.nvidia.driver_source;
   for (const auto& row : profile_row_names()) {
-    const auto package = cluster.packages.packages.find(row);
-    const auto service = cluster.packages.services.find(row);
-    v["package." + row] = package == cluster.packages.packages.end() ? "" : package->second;
-    v["service." + row] = service == cluster.packages.services.end() ? "" : service->second;
+    v["package." + row] = cluster.packages.package(row);
+    v["service." + row] = cluster.packages.service(row);
   }
   v["nvidia.unpackaged_driver"] = cluster.nvidia.unpackaged_driver;
   v["nvidia.repository.existing"] = cluster.nvidia.repository.existing;

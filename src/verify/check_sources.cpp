@@ -53,9 +53,8 @@ void cite_service(CheckResult& result, const NodeState& state, const std::string
 }  // namespace
 
 std::string dcgm_exporter_service(const Inventory& inventory) {
-  const auto& services = inventory.cluster.packages.services;
-  const auto it = services.find("dcgm_exporter");
-  return it == services.end() || it->second.empty() ? "dcgm-exporter" : it->second;
+  const auto service = inventory.cluster.packages.service("dcgm_exporter");
+  return service.empty() ? "dcgm-exporter" : service;
 }
 
 void cite_source(CheckResult& result, const CheckInput& input) {

@@ -35,19 +35,13 @@ CheckResult no_nvswitch() {
   return skipped("no NVSwitch on this node (gpu.nvswitch, or not an 8-GPU HGX board)");
 }
 
-std::string profile_service(const Inventory& inventory, const std::string& row) {
-  const auto it = inventory.cluster.packages.services.find(row);
-  return it == inventory.cluster.packages.services.end() ? std::string() : it->second;
-}
-
 // On NVSwitch boards CUDA initialises only when the fabric manager runs at exactly the loaded
 // driver's version (error 802 otherwise): the one failure an upgrade of the driver alone leaves.
 CheckResult check_fabricmanager_version(const CheckInput& in) {
   if (!has_nvswitch(in.node.gpu)) return no_nvswitch();
   const auto& loaded = in.state.facts.driver_version;
   if (!loaded.present()) return cannot_run(absent_reason(loaded, "loaded driver"));
-  const auto& packages = in.inventory.cluster.packages.packages;
-  const auto package = packages.contains("fabricmanager") ? packages.at("fabricmanager") : std::string();
+  const auto package = in.inventory.cluster.packages.package("fabricmanager");
   const auto it = in.state.packages.find(package);
   const bool installed = it != in.state.packages.end() && it->second.installed;
   const auto observed = fmt::format("{} {}, driver {}", package, installed ? it->second.version : "not installed", *loaded.value);
@@ -201,8 +195,7 @@ const std::map<std::string, CheckFunction>& registry() {
          const auto& wanted = in.inventory.cluster.nvidia.driver_version;
          const auto& loaded = in.state.facts.driver_version;
          if (!loaded.present()) return cannot_run(absent_reason(loaded, "loaded driver"));
-         const auto& packages = in.inventory.cluster.packages.packages;
-         const auto package = packages.contains("driver") ? packages.at("driver") : std::string();
+         const auto package = in.inventory.cluster.packages.package("driver");
          const auto it = in.state.packages.find(package);
          const std::string installed = it != in.state.packages.end() && it->second.installed ? it->second.version : "";
          const auto observed = fmt::format("loaded {}, package {}", *loaded.value, installed.empty() ? "not installed" : installed);
@@ -214,7 +207,7 @@ const std::map<std::string, CheckFunction>& registry() {
       {"fabricmanager_active",
        [](const CheckInput& in) -> CheckResult {
          if (!has_nvswitch(in.node.gpu)) return no_nvswitch();
-         return service_active(in, profile_service(in.inventory, "fabricmanager"));
+         return service_active(in, in.inventory.cluster.packages.service("fabricmanager"));
        }},
       {"fabricmanager_version", check_fabricmanager_version},
       {"gpu_count",

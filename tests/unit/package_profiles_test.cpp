@@ -271,6 +271,42 @@ TEST(UnpackagedDriver, InstallPlansThePackagesWithAWarning) {
   EXPECT_NE(plan.notes[0].find("nvidia-uninstall"), std::string::npos);
 }
 
+TEST(UnpackagedDriver, AnUnknownOriginIsNeverAdopted) {
+  const Choice h200{"ubuntu2404-cuda-repository", "ubuntu2404", "cuda-repository", "580", "580.159.04", true};
+  auto loaded = load_inventory_text(inventory_text(h200, false, "    unpackaged_driver: adopt\n"), "cluster.yaml");
+  ASSERT_TRUE(loaded.ok());
+  ProgramSources sources;
+  sources.templates_dir = testing::k_shipped_templates_dir;
+  sources.secrets = SecretMode::masked;
+  const auto program = resolve_program(*loaded.inventory, loaded.inventory->nodes[0], testing::shipped_playbooks(), sources);
+  ASSERT_TRUE(program);
+  NodeState state = unpackaged_driver_state(DriverOrigin::Kind::unpackaged);
+  state.facts.driver_origin = Fact<DriverOrigin>::absent("dpkg-query: command not found");
+  const auto plan = make_node_plan(*program, state);
+  EXPECT_EQ(driver_step_packages(plan).size(), 3u);
+  ASSERT_EQ(plan.notes.size(), 1u);
+  EXPECT_NE(plan.notes[0].find("its origin is unknown: dpkg-query: command not found"), std::string::npos) << plan.notes[0];
+}
+
+// The new inventory values are closed sets: anything else is refused where it is written.
+TEST(PackageProfiles, HostileChoiceValuesAreRefusedAtTheirLine) {
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"  os: \"debian12; touch /tmp/x\"\n", "'os'"},
+      {"  nvidia:\n    driver_source: \"../../etc/passwd\"\n", "'driver_source'"},
+      {"  nvidia:\n    unpackaged_driver: \"$(reboot)\"\n", "'unpackaged_driver'"},
+      {"  nvidia:\n    repository: {url: 'https://x/', existing: \"`id`\"}\n", "'repository.existing'"},
+  };
+  for (const auto& [text, what] : cases) {
+    const auto loaded = load_inventory_text("cluster:\n  name: lab\n" + text + "hosts:\n  gpu01: {address: 10.0.0.1}\n", "c.yaml");
+    ASSERT_FALSE(loaded.ok()) << text;
+    EXPECT_NE(loaded.diagnostics[0].message.find(what), std::string::npos) << loaded.diagnostics[0].message;
+  }
+  const auto nvswitch = load_inventory_text(
+      "cluster:\n  name: lab\nhosts:\n  gpu01: {address: 10.0.0.1, gpu: {model: H100, count: 8, nvswitch: \"yes; id\"}}\n", "c.yaml");
+  ASSERT_FALSE(nvswitch.ok());
+  EXPECT_NE(nvswitch.diagnostics[0].message.find("'gpu.nvswitch'"), std::string::npos) << nvswitch.diagnostics[0].message;
+}
+
 TEST(UnpackagedDriver, ADriverFromAnotherPackageIsNoCaseForThePolicy) {
   // nvidia-smi owned by a package: an apt driver under other names; plan the profile's as usual.
   const auto plan = plan_with_policy("adopt", DriverOrigin::Kind::package);

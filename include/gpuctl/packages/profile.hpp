@@ -87,8 +87,12 @@ struct PackageChoice {
   bool open_kernel_module = true;
 };
 struct ResolvedPackages {
-  std::map<std::string, std::string> packages;  // row -> package ("" where none)
-  std::map<std::string, std::string> services;  // row -> service ("" where none)
+  std::map<std::string, std::string, std::less<>> packages;  // row -> package ("" where none)
+  std::map<std::string, std::string, std::less<>> services;  // row -> service ("" where none)
+
+  // A row's package or service; "" where the source ships none or no profile was resolved.
+  std::string package(std::string_view row) const;
+  std::string service(std::string_view row) const;
 };
 Result<ResolvedPackages> resolve_packages(const PackageProfile& profile, const PackageChoice& choice);
 
