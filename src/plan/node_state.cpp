@@ -126,6 +126,9 @@ std::string node_state_script(const NodeProgram& program, ProbePurpose purpose) 
   for (std::size_t i = 0; i < program.steps.size(); ++i)
     if (!program.steps[i].reboot_unless.empty())
       script += fmt::format("( {} ) </dev/null >/dev/null 2>&1; echo \"@@reboot {} $?\"\n", program.steps[i].reboot_unless, i);
+  for (std::size_t i = 0; i < program.steps.size(); ++i)
+    if (!program.steps[i].reboot_if.empty())
+      script += fmt::format("( {} ) </dev/null >/dev/null 2>&1; echo \"@@rebootif {} $?\"\n", program.steps[i].reboot_if, i);
   // Every file in three processes at most: one stat, one cat of the plain ones (split by the
   // sizes stat gave), one sha256sum of the secrets (only their digests leave the node).
   const auto files = file_lists(resources);
@@ -349,11 +352,13 @@ Result<NodeState> parse_node_state(const NodeProgram& program, std::string_view 
       const std::string enabled = words.size() > 2 ? words[2] : "";
       const std::string active = words.size() > 3 ? words[3] : "";
       state.services[words[1]] = ObservedService{enabled != "?", counts_as_enabled(enabled), counts_as_running(active)};
-    } else if (tag == "@@reboot" && words.size() == 3) {
+    } else if ((tag == "@@reboot" || tag == "@@rebootif") && words.size() == 3) {
       std::size_t index = 0;
       std::from_chars(words[1].data(), words[1].data() + words[1].size(), index);
       if (index >= program.steps.size()) return std::unexpected(bad_probe(line));
-      state.reboot_needed[program.steps[index].step->name] = words[2] != "0";
+      const auto& step = program.steps[index].step->name;
+      if (tag == "@@reboot") state.reboot_needed[step] = words[2] != "0";
+      else state.changes_reboot[step] = words[2] == "0";
     } else if (tag == "@@slurm" && words.size() == 2 && words[1] == "absent") {
       state.slurm_node = ObservedSlurmNode{};
     } else if (tag == "@@slurm" && words.size() == 3) {
@@ -411,6 +416,7 @@ std::string NodeState::fingerprint() const {
   for (const auto& [name, s] : services) canonical += fmt::format("s {} {} {}\n", name, s.enabled, s.running);
   for (const auto& [command, done] : guards_done) canonical += fmt::format("g {} {}\n", command, done);
   for (const auto& [step, needed] : reboot_needed) canonical += fmt::format("r {} {}\n", step, needed);
+  for (const auto& [step, needed] : changes_reboot) canonical += fmt::format("ri {} {}\n", step, needed);
   canonical += fmt::format("boot {}\n", facts.boot_id.value.value_or(""));
   canonical += fmt::format("driver {}\n", facts.driver_version.value.value_or(""));
   if (facts.loaded_modules.value)

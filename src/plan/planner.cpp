@@ -141,8 +141,14 @@ std::optional<std::string> unpackaged_driver_note(const PackageResource& p, cons
                      p.version, from);
 }
 
+// Whether this node's plan adopted a driver it runs from no package: the driver's packages
+// without a version of their own, and its services that the node lacks, follow that decision.
+struct DriverAdoption {
+  bool adopted = false;
+};
+
 std::vector<Change> package_changes(const ResolvedResource& resolved, const NodeState& state,
-                                    std::vector<std::string>& notes) {
+                                    std::vector<std::string>& notes, DriverAdoption& adoption) {
   const auto& p = resolved.resource.package;
   const auto it = state.packages.find(p.name);
   const ObservedPackage observed = it == state.packages.end() ? ObservedPackage{} : it->second;
@@ -157,9 +163,11 @@ std::vector<Change> package_changes(const ResolvedResource& resolved, const Node
     return {change};
   }
   if (!observed.installed) {
+    if (!p.unpackaged_driver.empty() && p.version.empty() && adoption.adopted) return {};
     bool adopted = false;
     if (auto note = unpackaged_driver_note(p, state, adopted)) {
       if (std::ranges::find(notes, *note) == notes.end()) notes.push_back(std::move(*note));
+      adoption.adopted = adoption.adopted || adopted;
       if (adopted) return {};
     }
     change.action = Action::create;
@@ -183,10 +191,17 @@ std::vector<Change> package_changes(const ResolvedResource& resolved, const Node
   return {};
 }
 
-std::vector<Change> service_changes(const ResolvedResource& resolved, const NodeState& state) {
+std::vector<Change> service_changes(const ResolvedResource& resolved, const NodeState& state,
+                                    std::vector<std::string>& notes, const DriverAdoption& adoption) {
   const auto& s = resolved.resource.service;
   const auto it = state.services.find(s.name);
   const ObservedService observed = it == state.services.end() ? ObservedService{} : it->second;
+  if (!s.unpackaged_driver.empty() && adoption.adopted && !observed.known) {
+    notes.push_back(fmt::format("service {} is not on the node: the adopted driver's own setup runs it or not "
+                                "(verify's checks say whether the GPUs are as declared)",
+                                s.name));
+    return {};
+  }
   std::vector<std::string> actions;
   if (s.enabled && *s.enabled != observed.enabled) actions.push_back(*s.enabled ? "enable" : "disable");
   if (s.running && *s.running != observed.running) actions.push_back(*s.running ? "start" : "stop");
@@ -275,6 +290,7 @@ NodePlan make_node_plan(const NodeProgram& program, const NodeState& state) {
   // driver step, then gpu-node's): planned once; by the later step's turn it is done.
   std::set<std::string> planned_once;
   bool reboot_planned = false;
+  DriverAdoption adoption;
   for (std::size_t s = 0; s < program.steps.size(); ++s) {
     const auto& step = program.steps[s];
     std::vector<std::string> notified;
@@ -284,8 +300,8 @@ NodePlan make_node_plan(const NodeProgram& program, const NodeState& state) {
       std::vector<Change> changes;
       switch (resolved.resource.kind) {
         case ResourceKind::file: changes = file_changes(resolved, state); break;
-        case ResourceKind::package: changes = package_changes(resolved, state, plan.notes); break;
-        case ResourceKind::service: changes = service_changes(resolved, state); break;
+        case ResourceKind::package: changes = package_changes(resolved, state, plan.notes, adoption); break;
+        case ResourceKind::service: changes = service_changes(resolved, state, plan.notes, adoption); break;
         case ResourceKind::command: changes = command_changes(resolved, state); break;
       }
       for (auto& change : changes) {
@@ -315,7 +331,10 @@ NodePlan make_node_plan(const NodeProgram& program, const NodeState& state) {
     }
     const auto reboot_it = state.reboot_needed.find(step.step->name);
     const bool guard_wants_reboot = reboot_it != state.reboot_needed.end() && reboot_it->second;
-    bool needs_reboot = step.step->reboot != RebootPolicy::never && (changed || guard_wants_reboot);
+    // reboot_if failed: this step's changes take no effect at boot on this node.
+    const auto changes_it = state.changes_reboot.find(step.step->name);
+    const bool changes_reboot = changes_it == state.changes_reboot.end() || changes_it->second;
+    bool needs_reboot = step.step->reboot != RebootPolicy::never && ((changed && changes_reboot) || guard_wants_reboot);
     // A step with nothing of its own to do whose guard asks for a reboot (the module in memory
     // is not the installed one): an earlier reboot of this plan comes after the install, and loads it.
     if (needs_reboot && !changed && reboot_planned && deferred_by.empty()) needs_reboot = false;

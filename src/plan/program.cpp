@@ -39,7 +39,7 @@ Result<void> substitute_resource(Resource& r, const Variables& vars) {
   std::vector<std::string*> fields{&r.when, &r.file.path, &r.file.template_name, &r.file.source, &r.file.secret,
                                    &r.file.owner, &r.file.group, &r.package.name, &r.package.version,
                                    &r.package.unpackaged_driver,
-                                   &r.service.name, &r.command.creates, &r.command.reason};
+                                   &r.service.name, &r.service.unpackaged_driver, &r.command.creates, &r.command.reason};
   for (auto* field : fields) {
     auto value = substitute(*field, vars);
     if (!value) return std::unexpected(value.error());
@@ -100,10 +100,13 @@ Result<NodeProgram> resolve_program(const Inventory& inventory, const Node& node
       auto applies = evaluate_condition(step.when, vars);
       if (!applies) return std::unexpected(in_context(applies.error(), playbook, step, node, step.line));
       if (!*applies) continue;
-      ResolvedStep resolved{&step, &playbook, {}, {}};
+      ResolvedStep resolved{&step, &playbook, {}, {}, {}};
       auto reboot_unless = substitute_shell(step.reboot_unless, vars);
       if (!reboot_unless) return std::unexpected(in_context(reboot_unless.error(), playbook, step, node, step.line));
       resolved.reboot_unless = std::move(*reboot_unless);
+      auto reboot_if = substitute_shell(step.reboot_if, vars);
+      if (!reboot_if) return std::unexpected(in_context(reboot_if.error(), playbook, step, node, step.line));
+      resolved.reboot_if = std::move(*reboot_if);
       for (const auto& resource : step.resources) {
         auto wanted = evaluate_condition(resource.when, vars);
         if (!wanted) return std::unexpected(in_context(wanted.error(), playbook, step, node, resource.line));

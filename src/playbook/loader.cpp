@@ -220,7 +220,8 @@ class PlaybookDecoder {
                         "write state: present or state: absent");
     } else if (r.has("service")) {
       resource.kind = ResourceKind::service;
-      resource.service = ServiceResource{r.text("service"), r.boolean("enabled"), r.boolean("running")};
+      resource.service = ServiceResource{r.text("service"), r.boolean("enabled"), r.boolean("running"),
+                                         r.text("unpackaged_driver")};
     } else {
       resource.kind = ResourceKind::command;
       resource.command = CommandResource{r.text("command"), r.text("creates"), r.text("unless"), r.text("reason")};
@@ -232,7 +233,7 @@ class PlaybookDecoder {
 
   std::optional<Step> read_step(const YamlNode& node) {
     static const std::vector<std::string> keys{"name", "description", "when", "resources", "reboot", "reboot_unless",
-                                               "checks"};
+                                               "reboot_if", "checks"};
     const auto map = m_decoder.map(node, "a step", keys);
     if (!map) return std::nullopt;
     Step step;
@@ -247,6 +248,8 @@ class PlaybookDecoder {
     step.checks = s.list("checks");
     step.reboot_unless = s.text("reboot_unless");
     s.check_shell_command("reboot_unless", step.reboot_unless);
+    step.reboot_if = s.text("reboot_if");
+    s.check_shell_command("reboot_if", step.reboot_if);
     const auto reboot = s.text("reboot");
     if (reboot == "on-change") step.reboot = RebootPolicy::on_change;
     else if (reboot == "deferred") step.reboot = RebootPolicy::deferred;

@@ -49,6 +49,12 @@ Result<void> check_account_name(std::string_view name, std::string_view what) {
   return {};
 }
 
+Result<void> check_unpackaged_driver_policy(const std::string& policy) {
+  if (policy.empty() || policy == "adopt" || policy == "install") return {};
+  return fail(ErrorCode::validation, fmt::format("unpackaged_driver '{}' is neither adopt nor install", policy), {},
+              "write unpackaged_driver: adopt, install, or \"{{nvidia.unpackaged_driver}}\"");
+}
+
 }  // namespace
 
 Result<void> check_node_path(std::string_view path, std::string_view what) {
@@ -79,11 +85,11 @@ Result<void> check_resource_values(const Resource& resource) {
       return check_account_name(resource.file.group, "file group");
     case ResourceKind::package:
       if (auto ok = check_package_name(resource.package.name); !ok) return ok;
-      if (const auto& policy = resource.package.unpackaged_driver; !policy.empty() && policy != "adopt" && policy != "install")
-        return fail(ErrorCode::validation, fmt::format("unpackaged_driver '{}' is neither adopt nor install", policy), {},
-                    "write unpackaged_driver: adopt, install, or \"{{nvidia.unpackaged_driver}}\"");
+      if (auto ok = check_unpackaged_driver_policy(resource.package.unpackaged_driver); !ok) return ok;
       return check_package_version(resource.package.version);
-    case ResourceKind::service: return check_unit_name(resource.service.name);
+    case ResourceKind::service:
+      if (auto ok = check_unpackaged_driver_policy(resource.service.unpackaged_driver); !ok) return ok;
+      return check_unit_name(resource.service.name);
     case ResourceKind::command:
       if (resource.command.creates.empty()) return {};
       return check_node_path(resource.command.creates, "creates path");

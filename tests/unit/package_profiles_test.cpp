@@ -237,7 +237,14 @@ std::vector<std::string> driver_step_packages(const NodePlan& plan) {
   return names;
 }
 
-NodePlan plan_with_policy(const std::string& policy, DriverOrigin::Kind kind) {
+std::vector<std::string> step_changes(const NodePlan& plan, std::string_view step) {
+  std::vector<std::string> resources;
+  for (const auto& change : plan.changes)
+    if (change.step == step) resources.push_back(change.resource);
+  return resources;
+}
+
+NodePlan plan_with_policy(const std::string& policy, DriverOrigin::Kind kind, bool nouveau_loaded = true) {
   const Choice h200{"ubuntu2404-cuda-repository", "ubuntu2404", "cuda-repository", "580", "580.159.04", true};
   auto loaded = load_inventory_text(inventory_text(h200, false, "    unpackaged_driver: " + policy + "\n"), "cluster.yaml");
   EXPECT_TRUE(loaded.ok()) << (loaded.diagnostics.empty() ? "" : loaded.diagnostics[0].to_string());
@@ -246,7 +253,10 @@ NodePlan plan_with_policy(const std::string& policy, DriverOrigin::Kind kind) {
   sources.secrets = SecretMode::masked;
   const auto program = resolve_program(*loaded.inventory, loaded.inventory->nodes[0], testing::shipped_playbooks(), sources);
   EXPECT_TRUE(program) << program.error().to_string();
-  return make_node_plan(*program, unpackaged_driver_state(kind));
+  auto state = unpackaged_driver_state(kind);
+  state.changes_reboot["nouveau"] = nouveau_loaded;       // the step's reboot_if
+  state.guards_done["update-initramfs -u"] = !nouveau_loaded;  // and its command's guard
+  return make_node_plan(*program, state);
 }
 
 TEST(UnpackagedDriver, AdoptPlansNoDriverChangeAndSaysWhy) {
@@ -256,16 +266,31 @@ TEST(UnpackagedDriver, AdoptPlansNoDriverChangeAndSaysWhy) {
   EXPECT_TRUE(std::ranges::none_of(plan.changes, [](const Change& c) {
     return c.action == Action::reboot && c.reason.find("this step changed") != std::string::npos;
   }));
-  ASSERT_EQ(plan.notes.size(), 1u);
+  ASSERT_EQ(plan.notes.size(), 2u);
   EXPECT_NE(plan.notes[0].find("driver 580.159.04 is loaded and not from a package"), std::string::npos) << plan.notes[0];
   EXPECT_NE(plan.notes[0].find("/usr/bin/nvidia-smi belongs to no package"), std::string::npos) << plan.notes[0];
   EXPECT_NE(plan.notes[0].find("adopted"), std::string::npos);
+  // The persistence daemon is the driver's too (nvidia-compute-utils-580 depends on its
+  // libraries): not installed over the adopted driver, and its missing unit is left to it.
+  EXPECT_TRUE(step_changes(plan, "persistence").empty());
+  EXPECT_NE(plan.notes[1].find("service nvidia-persistenced is not on the node"), std::string::npos) << plan.notes[1];
+}
+
+// The real H200 machine: nouveau is not loaded, so writing its blacklist is no reason to reboot,
+// and an adopted driver leaves the driver step with nothing at all.
+TEST(UnpackagedDriver, AdoptOnANodeWithoutNouveauPlansNoReboot) {
+  const auto plan = plan_with_policy("adopt", DriverOrigin::Kind::unpackaged, false);
+  EXPECT_TRUE(step_changes(plan, "driver").empty());
+  EXPECT_EQ(step_changes(plan, "nouveau"), (std::vector<std::string>{"file:/etc/modprobe.d/blacklist-nouveau.conf"}));
+  EXPECT_TRUE(std::ranges::none_of(plan.changes, [](const Change& c) { return c.action == Action::reboot; }));
 }
 
 TEST(UnpackagedDriver, InstallPlansThePackagesWithAWarning) {
   const auto plan = plan_with_policy("install", DriverOrigin::Kind::runfile);
   const auto names = driver_step_packages(plan);
   EXPECT_EQ(names, (std::vector<std::string>{"nvidia-dkms-580-open", "nvidia-utils-580", "nvidia-open-580"}));
+  EXPECT_EQ(step_changes(plan, "persistence"),
+            (std::vector<std::string>{"package:nvidia-compute-utils-580", "service:nvidia-persistenced"}));
   ASSERT_EQ(plan.notes.size(), 1u);
   EXPECT_NE(plan.notes[0].find("NVIDIA's runfile installed it (/usr/bin/nvidia-uninstall)"), std::string::npos) << plan.notes[0];
   EXPECT_NE(plan.notes[0].find("nvidia-uninstall"), std::string::npos);

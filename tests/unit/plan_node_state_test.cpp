@@ -86,7 +86,9 @@ TEST(NodeStateProbe, RealShellRunReportsFilesGuardsAndRebootGuards) {
                  resolved_command("fix-a", "", "true"), resolved_command("fix-b", "", "exit 3"),
                  resolved_command("unguarded")},
                 RebootPolicy::on_change, "false"},
-       StepSpec{"ok-boot", {}, RebootPolicy::on_change, "test -e " + (dir / "marker")}});
+       StepSpec{"ok-boot", {}, RebootPolicy::on_change, "test -e " + (dir / "marker")},
+       StepSpec{"boot-if-marker", {}, RebootPolicy::on_change, {}, {}, "test -e " + (dir / "marker")},
+       StepSpec{"boot-if-other", {}, RebootPolicy::on_change, {}, {}, "test -e " + (dir / "other")}});
 
   const auto output = run_sh(dir, node_state_script(fixture.program));
   const auto state = parse_node_state(fixture.program, output);
@@ -129,6 +131,9 @@ TEST(NodeStateProbe, RealShellRunReportsFilesGuardsAndRebootGuards) {
   EXPECT_TRUE(state->reboot_needed.at("guards"));
   EXPECT_FALSE(state->reboot_needed.at("ok-boot"));
   EXPECT_FALSE(state->reboot_needed.contains("files"));
+  EXPECT_TRUE(state->changes_reboot.at("boot-if-marker"));
+  EXPECT_FALSE(state->changes_reboot.at("boot-if-other"));
+  EXPECT_FALSE(state->changes_reboot.contains("ok-boot"));
 }
 
 // CommandResource: "It runs when neither guard says it is done already."

@@ -372,6 +372,36 @@ TEST(Planner, DeferredRebootIsTakenByTheNextRebootingStep) {
   }
 }
 
+// reboot_if: the nouveau blacklist needs a reboot only while nouveau is loaded. On a node that
+// already runs the NVIDIA driver (an adopted one: nothing to install), writing the blacklist
+// plans no reboot; with nouveau loaded the driver step takes the deferred one as before.
+TEST(Planner, RebootIfKeepsChangesThatTakeNoEffectAtBootFromRebooting) {
+  const auto blacklist = [] { return resolved_file("/etc/modprobe.d/blacklist-nouveau.conf", "blacklist nouveau\n"); };
+  const auto driver = [] { return resolved_package("nvidia-driver-550", "550.127.08"); };
+  ProgramFixture fixture(
+      {StepSpec{"nouveau", {blacklist()}, RebootPolicy::deferred, {}, {}, "grep -q '^nouveau ' /proc/modules"},
+       StepSpec{"driver", {driver()}, RebootPolicy::on_change}});
+  NodeState state;
+  state.packages["nvidia-driver-550"] = ObservedPackage{true, "550.127.08-1", false};
+  state.changes_reboot["nouveau"] = false;  // nouveau is not loaded
+  EXPECT_EQ(resources_of(make_node_plan(fixture.program, state)),
+            (std::vector<std::string>{"file:/etc/modprobe.d/blacklist-nouveau.conf"}));
+
+  state.changes_reboot["nouveau"] = true;  // loaded: the blacklist's reboot is the driver step's
+  const auto plan = make_node_plan(fixture.program, state);
+  EXPECT_EQ(resources_of(plan), (std::vector<std::string>{"file:/etc/modprobe.d/blacklist-nouveau.conf", "reboot"}));
+  EXPECT_EQ(plan.changes[1].step, "driver");
+
+  // reboot_unless still acts: a failed guard reboots whatever reboot_if says.
+  state.changes_reboot["nouveau"] = false;
+  state.reboot_needed["nouveau"] = true;
+  EXPECT_EQ(resources_of(make_node_plan(fixture.program, state)),
+            (std::vector<std::string>{"file:/etc/modprobe.d/blacklist-nouveau.conf", "reboot"}));
+  NodeState unasked = state;
+  unasked.changes_reboot.clear();
+  EXPECT_NE(state.fingerprint(), unasked.fingerprint()) << "reboot_if's answer is part of the node's state";
+}
+
 TEST(Planner, FailedRebootGuardRebootsAStepWithoutChanges) {
   NodeState state;
   state.packages["nvidia-driver-550"] = ObservedPackage{true, "550.127.08-1", false};

@@ -63,15 +63,16 @@ inline ResolvedResource resolved_command(std::string run, std::string creates = 
 
 struct StepSpec {
   StepSpec(std::string name_, std::vector<ResolvedResource> resources_ = {}, RebootPolicy reboot_ = RebootPolicy::never,
-           std::string reboot_unless_ = {}, std::vector<std::string> checks_ = {})
+           std::string reboot_unless_ = {}, std::vector<std::string> checks_ = {}, std::string reboot_if_ = {})
       : name(std::move(name_)), resources(std::move(resources_)), reboot(reboot_),
-        reboot_unless(std::move(reboot_unless_)), checks(std::move(checks_)) {}
+        reboot_unless(std::move(reboot_unless_)), checks(std::move(checks_)), reboot_if(std::move(reboot_if_)) {}
 
   std::string name;
   std::vector<ResolvedResource> resources;
   RebootPolicy reboot = RebootPolicy::never;
   std::string reboot_unless;
   std::vector<std::string> checks;
+  std::string reboot_if;
 };
 
 class ProgramFixture {
@@ -85,6 +86,7 @@ class ProgramFixture {
       step.name = spec.name;
       step.reboot = spec.reboot;
       step.reboot_unless = spec.reboot_unless;
+      step.reboot_if = spec.reboot_if;
       step.checks = spec.checks;
       for (const auto& r : spec.resources) step.resources.push_back(r.resource);
       playbook.steps.push_back(std::move(step));
@@ -92,7 +94,7 @@ class ProgramFixture {
     program.node = std::move(node);
     for (std::size_t i = 0; i < steps.size(); ++i)
       program.steps.push_back(ResolvedStep{&playbook.steps[i], &playbook, std::move(steps[i].resources),
-                                           steps[i].reboot_unless});
+                                           steps[i].reboot_unless, steps[i].reboot_if});
   }
   ProgramFixture(const ProgramFixture&) = delete;
   ProgramFixture& operator=(const ProgramFixture&) = delete;

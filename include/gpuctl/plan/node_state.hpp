@@ -53,6 +53,7 @@ struct NodeState {
   std::map<std::string, ObservedService> services;    // by name
   std::map<std::string, bool> guards_done;            // by command text: guard says "already done"
   std::map<std::string, bool> reboot_needed;          // by step name: its reboot_unless failed
+  std::map<std::string, bool> changes_reboot;         // by step name: its reboot_if exited 0
   std::optional<ObservedSlurmNode> slurm_node;        // absent: not gathered
 
   // A digest of everything above except volatile facts (uptime, temperature, power), so a

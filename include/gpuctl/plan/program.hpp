@@ -31,6 +31,7 @@ struct ResolvedStep {
   const Playbook* playbook = nullptr;
   std::vector<ResolvedResource> resources;   // those whose `when` holds
   std::string reboot_unless;                 // Step::reboot_unless, substituted
+  std::string reboot_if;                     // Step::reboot_if, substituted
 };
 
 struct NodeProgram {

@@ -38,6 +38,8 @@ struct PackageResource {
   // A package of the NVIDIA driver: when the node already runs the driver at `version` but no
   // package installed it (runfile, vendor image), "adopt" takes it as it is and "install"
   // installs the package anyway, with a warning in the plan; "" is an ordinary package.
+  // Without `version` (the persistence daemon's package, versioned apart from the driver on
+  // Debian) the package follows the driver's packages: adopted when they were.
   std::string unpackaged_driver;
 };
 
@@ -45,6 +47,9 @@ struct ServiceResource {
   std::string name;
   std::optional<bool> enabled;
   std::optional<bool> running;
+  // A service of the NVIDIA driver (nvidia-persistenced): where the driver's packages were
+  // adopted and the node has no such unit, the adopted driver's own setup owns it; "" ordinary.
+  std::string unpackaged_driver;
 };
 
 // A command with guards. It runs when neither guard says it is done already.
@@ -66,7 +71,8 @@ struct Resource {
   int line = 0;                       // position in the playbook, for errors
 };
 
-// on_change: reboot after the step when it changed something (or reboot_unless failed).
+// on_change: reboot after the step when it changed something (and reboot_if, if any, held) or
+// reboot_unless failed.
 // deferred: the same need, met by the next step of the node's program that can reboot
 // (on_change), which then reboots in any case; the step reboots itself only when no later step
 // can. Two boot-time changes in a row (the nouveau blacklist, then the driver) cost one
@@ -82,6 +88,9 @@ struct Step {
   // A read-only command; when it exits non-zero the node needs a reboot even if nothing of
   // this step changes (e.g. the loaded driver differs from the installed one).
   std::string reboot_unless;
+  // A read-only command; when set, the step's changes need a reboot only while it exits 0
+  // (the nouveau blacklist needs one only while nouveau is loaded). reboot_unless still acts.
+  std::string reboot_if;
   std::vector<std::string> checks;    // verify check names proving this step
   int line = 0;
 };
