@@ -146,6 +146,24 @@ void fill_nvlink(NodeFacts& facts, const Probes& probes) {
   facts.nvlink = parse_fact<std::vector<NvlinkGpu>>(probes, "nvlink", "nvidia-smi nvlink -s", parse_nvlink_status);
 }
 
+// Verify's health facts; absent with the reason when their probe did not run or failed, so
+// the health checks are errors then, never passes.
+void fill_health(NodeFacts& facts, const Probes& probes) {
+  facts.clock_events = parse_fact<std::vector<GpuClockEvents>>(probes, "clock_events", "nvidia-smi clock event reasons",
+                                                               parse_clock_events);
+  facts.fabric = parse_fact<std::vector<GpuFabric>>(probes, "fabric", "nvidia-smi fabric state", parse_fabric);
+  facts.xid_events = Fact<std::vector<XidEvent>>::absent("");
+  if (auto failure = probe_failure(probes, "kernel_xids", "dmesg")) {
+    facts.xid_events = Fact<std::vector<XidEvent>>::absent(std::move(*failure));
+  } else if (auto events = parse_kernel_xids(probes.at("kernel_xids").out)) {
+    facts.xid_events = Fact<std::vector<XidEvent>>::of(std::move(*events));
+  } else {
+    // dmesg's own refusal ("read kernel buffer failed: Operation not permitted") says it best.
+    facts.xid_events = Fact<std::vector<XidEvent>>::absent(events.error().message +
+                                                           " (reading the kernel log needs root: connection.become)");
+  }
+}
+
 std::string random_nonce() {
   std::random_device device;
   return fmt::format("{:08x}{:08x}", device(), device());
@@ -179,6 +197,7 @@ NodeFacts facts_from_probes(std::string node, const Probes& probes) {
   fill_nccl(facts, probes);
   fill_gpus(facts, probes);
   fill_nvlink(facts, probes);
+  fill_health(facts, probes);
   fill_sources(facts, probes);
   return facts;
 }

@@ -80,6 +80,31 @@ ordered_json nvlink_json(const std::vector<NvlinkGpu>& gpus) {
   return list;
 }
 
+ordered_json clock_events_json(const std::vector<GpuClockEvents>& gpus) {
+  auto list = ordered_json::array();
+  for (const auto& gpu : gpus)
+    list.push_back(ordered_json{{"pci_bus_id", gpu.pci_bus_id},
+                                {"hw_slowdown", optional_json(gpu.hw_slowdown)},
+                                {"hw_thermal_slowdown", optional_json(gpu.hw_thermal_slowdown)},
+                                {"hw_power_brake_slowdown", optional_json(gpu.hw_power_brake_slowdown)},
+                                {"sw_thermal_slowdown", optional_json(gpu.sw_thermal_slowdown)}});
+  return list;
+}
+
+ordered_json fabric_json(const std::vector<GpuFabric>& gpus) {
+  auto list = ordered_json::array();
+  for (const auto& gpu : gpus)
+    list.push_back(ordered_json{{"pci_bus_id", gpu.pci_bus_id}, {"state", gpu.state}, {"status", gpu.status}});
+  return list;
+}
+
+ordered_json xid_events_json(const std::vector<XidEvent>& events) {
+  auto list = ordered_json::array();
+  for (const auto& event : events)
+    list.push_back(ordered_json{{"pci", event.pci}, {"code", event.code}, {"message", event.message}});
+  return list;
+}
+
 ordered_json driver_origin_json(const DriverOrigin& origin) {
   return ordered_json{{"kind", std::string(to_string(origin.kind))},
                       {"package", origin.package},
@@ -111,6 +136,9 @@ ordered_json node_json(const NodeFacts& facts) {
   });
   j["topology"] = fact_json(facts.topology, topology_json);
   j["nvlink"] = fact_json(facts.nvlink, nvlink_json);
+  j["clock_events"] = fact_json(facts.clock_events, clock_events_json);
+  j["fabric"] = fact_json(facts.fabric, fabric_json);
+  j["xid_events"] = fact_json(facts.xid_events, xid_events_json);
   if (!facts.packages_absent_reason.empty()) j["packages"] = ordered_json{{"absent", facts.packages_absent_reason}};
   else j["packages"] = ordered_json(facts.packages);
   return j;

@@ -140,6 +140,14 @@ std::vector<Probe> probes(const CollectOptions& options) {
     list.push_back({"topology", std::string(k_after_gpus) + "$T nvidia-smi topo -m"});
     list.push_back({"nvlink", std::string(k_after_gpus) + "$T nvidia-smi nvlink -s"});
   }
+  if (options.clock_events) list.push_back({"clock_events", std::string(k_after_gpus) + "$T " + clock_events_command()});
+  if (options.fabric) list.push_back({"fabric", std::string(k_after_gpus) + "$T " + fabric_command()});
+  // The driver's Xids in the kernel's ring buffer; dmesg's exit status travels in the output
+  // (a POSIX pipeline has only grep's), so a refused read (dmesg_restrict) is never "no Xid".
+  if (options.kernel_xids)
+    list.push_back({"kernel_xids", require("dmesg") +
+                                       "{ dmesg; echo \"@@dmesg-rc $?\"; } 2>&1 | grep -e 'NVRM: Xid' -e '^@@dmesg-rc' -e '^dmesg: '; "
+                                       "return 0"});
   if (!options.state_script.empty()) list.push_back({k_state_probe, options.state_script});
   return list;
 }
@@ -184,6 +192,9 @@ std::string probe_command(std::string_view name, const CollectOptions& options) 
   if (name == "nccl_libraries") return "ls /usr/lib/*-linux-gnu/libnccl.so.* (and the other ld.so.conf directories)";
   if (name == "topology") return "nvidia-smi topo -m";
   if (name == "nvlink") return "nvidia-smi nvlink -s";
+  if (name == "clock_events") return clock_events_command();
+  if (name == "fabric") return fabric_command();
+  if (name == "kernel_xids") return "dmesg | grep 'NVRM: Xid'";
   if (name == "packages") return dpkg_query_command(options);
   if (name == "driver_origin")
     return fmt::format("dpkg-query -S \"$(command -v nvidia-smi)\"; ls -d {}", k_runfile_marks);

@@ -26,6 +26,7 @@ ordered_json node_json(const Node& node) {
       {"command_timeout", c.command_timeout_s}};
   ordered_json gpu{{"model", node.gpu.model}, {"count", node.gpu.count}};
   gpu["power_watts"] = node.gpu.power_watts ? ordered_json(*node.gpu.power_watts) : ordered_json(nullptr);
+  gpu["max_temperature_c"] = node.gpu.max_temperature_c ? ordered_json(*node.gpu.max_temperature_c) : ordered_json(nullptr);
   // Only when declared, so inventories without them print as before.
   if (const auto& l = node.gpu.nvlink) {
     gpu["nvlink"] = {{"connection", l->connection.empty() ? ordered_json(nullptr) : ordered_json(l->connection)},

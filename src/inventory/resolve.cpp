@@ -31,6 +31,7 @@ void overlay(const RawSettings& s, Node& node, std::map<std::string, Pos>& addre
   if (s.gpu_count.value) node.gpu.count = *s.gpu_count.value, sources.gpu_count = s.gpu_count.pos;
   if (s.gpu_power_watts.value) node.gpu.power_watts = *s.gpu_power_watts.value, sources.gpu_power_watts = s.gpu_power_watts.pos;
   if (s.gpu_nvswitch.value) node.gpu.nvswitch = *s.gpu_nvswitch.value;
+  if (s.gpu_max_temperature.value) node.gpu.max_temperature_c = *s.gpu_max_temperature.value;
   if (s.nvlink_connection.value || s.nvlink_links_per_gpu.value || s.nvlink_min_link_speed.value) {
     auto& nvlink = node.gpu.nvlink ? *node.gpu.nvlink : node.gpu.nvlink.emplace();
     if (s.nvlink_connection.value) nvlink.connection = *s.nvlink_connection.value;

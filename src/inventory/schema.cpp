@@ -21,7 +21,7 @@ const Keys k_group_keys{"hosts", "vars"};
 const Keys k_settings_keys{"address", "port", "user", "become", "identity_file", "known_hosts",
                            "host_key_checking", "connect_timeout", "command_timeout", "connection",
                            "gpu", "ib_hcas", "rack", "pdu_capacity_watts", "labels"};
-const Keys k_gpu_keys{"model", "count", "power_watts", "nvswitch", "nvlink", "nccl_allreduce"};
+const Keys k_gpu_keys{"model", "count", "power_watts", "nvswitch", "max_temperature_c", "nvlink", "nccl_allreduce"};
 const Keys k_nvlink_keys{"connection", "links_per_gpu", "min_link_speed"};
 const Keys k_nccl_allreduce_keys{"enabled", "min_busbw", "message_size", "iterations"};
 const Keys k_host_key_policies{"strict", "accept-new"};
@@ -71,6 +71,8 @@ void decode_gpu(Decoder& d, const YamlNode& node, std::string_view where, RawSet
   if (const auto* n = view->get("power_watts"))
     set(out.gpu_power_watts, d.integer(*n, "'gpu.power_watts'", 1, 10000), *n);
   if (const auto* n = view->get("nvswitch")) set(out.gpu_nvswitch, d.boolean(*n, "'gpu.nvswitch'"), *n);
+  if (const auto* n = view->get("max_temperature_c"))
+    set(out.gpu_max_temperature, d.integer(*n, "'gpu.max_temperature_c'", 20, 120), *n);
   if (const auto* n = view->get("nvlink")) decode_nvlink(d, *n, where, out);
   if (const auto* n = view->get("nccl_allreduce")) decode_nccl_allreduce(d, *n, where, out);
 }

@@ -41,6 +41,7 @@ struct RawSettings {
   Field<std::string> gpu_model;
   Field<int> gpu_count, gpu_power_watts;
   Field<bool> gpu_nvswitch;
+  Field<int> gpu_max_temperature;
   // gpu.nvlink and gpu.nccl_allreduce, key by key like the rest of `gpu`.
   Field<std::string> nvlink_connection;
   Field<int> nvlink_links_per_gpu;

@@ -173,6 +173,9 @@ facts::CollectOptions node_probe_options(const NodeProgram& program, ProbePurpos
   const auto wants = [&](std::string_view check) { return std::ranges::find(checks, check) != checks.end(); };
   options.row_remapper = purpose == ProbePurpose::verify && wants("row_remap");
   options.topology = purpose == ProbePurpose::verify && wants("nvlink_topology");
+  options.clock_events = purpose == ProbePurpose::verify && wants("clock_slowdown");
+  options.fabric = purpose == ProbePurpose::verify && wants("fabric_state");
+  options.kernel_xids = purpose == ProbePurpose::verify && wants("xid_events");
   return options;
 }
 

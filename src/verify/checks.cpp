@@ -3,6 +3,7 @@
 #include "check_result.hpp"
 #include "check_sources.hpp"
 #include "gpu_checks.hpp"
+#include "health_checks.hpp"
 
 #include <gpuctl/facts/slurm.hpp>
 #include <gpuctl/plan/plan.hpp>
@@ -223,6 +224,10 @@ const std::map<std::string, CheckFunction>& registry() {
       {"row_remap", check_row_remap},
       {"pcie_link", check_pcie_link},
       {"persistence_mode", check_persistence_mode},
+      {"clock_slowdown", check_clock_slowdown},
+      {"gpu_temperature", check_gpu_temperature},
+      {"xid_events", check_xid_events},
+      {"fabric_state", check_fabric_state},
       {"cuda_version",
        [](const CheckInput& in) {
          const auto& cuda = in.state.facts.cuda_version;
@@ -307,8 +312,12 @@ const std::vector<CheckInfo>& known_checks() {
       {"row_remap", "no pending retired pages / row remaps, no remap failure"},
       {"pcie_link", "PCIe link at its maximum width"},
       {"persistence_mode", "persistence mode on"},
+      {"clock_slowdown", "no GPU's clocks held down by HW slowdown (thermal, power brake) or SW thermal capping"},
+      {"gpu_temperature", "every GPU at or below gpu.max_temperature_c"},
+      {"xid_events", "no Xid since boot that needs the GPU looked at (application-side Xids are listed)"},
       {"fabricmanager_active", "NVSwitch boards: the fabric manager running"},
       {"fabricmanager_version", "NVSwitch boards: the fabric manager's package at the loaded driver's version"},
+      {"fabric_state", "NVSwitch boards: every GPU's fabric registration Completed, Success"},
       {"cuda_version", "CUDA toolkit of the inventory's version"},
       {"nccl_present", "NCCL installed"},
       {"nccl_conf", "/etc/nccl.conf matches the inventory"},

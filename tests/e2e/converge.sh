@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The product's promise on four fresh sandbox nodes over real SSH: plan lists everything,
 # apply converges (one reboot each: nouveau's is deferred to the driver's), verify passes, a second plan has no changes; then drift,
-# faults (ECC, unreachable, broken package) and a stale saved plan.
+# faults (ECC, GPU health: thermal, power brake, Xids, fabric; unreachable, broken package) and a
+# stale saved plan.
 source "$(dirname "$0")/lib/cluster.sh"
 command -v jq >/dev/null || skip "jq missing"
 start_cluster -n 4 --gpus 8 --model H100
@@ -76,8 +77,9 @@ echo "--- a fabric manager of another version than the driver's fails verify, an
 expect_rc 3 g verify "$INVENTORY" --limit node02
 expect_output 'fabricmanager_version fail on node02: observed nvidia-fabricmanager-535 not installed, driver 535\.183\.01'
 failing=$(grep -oE '[a-z_]+ fail on node02' <<<"$OUTPUT" | sort -u | tr '\n' ' ')
-[[ $failing == "fabricmanager_active fail on node02 fabricmanager_version fail on node02 " ]] ||
+[[ $failing == "fabric_state fail on node02 fabricmanager_active fail on node02 fabricmanager_version fail on node02 " ]] ||
   die "the mismatch should fail the fabric manager's checks and nothing else: $failing\n$OUTPUT"
+expect_output 'fabric_state fail on node02: observed GPU [0-9A-F:.]+: Not Started' "no fabric manager: the GPUs never join the fabric"
 expect_rc 0 g apply "$INVENTORY" --yes --limit node02
 expect_rc 0 g verify "$INVENTORY" --limit node02
 
@@ -100,6 +102,42 @@ echo "--- ECC errors fail verify, naming the GPU and the count"
 expect_rc 3 g verify "$INVENTORY"
 expect_output 'ecc_errors fail on node03: observed GPU [0-9]+ \([^)]*\): [1-9][0-9]* uncorrectable volatile ECC errors'
 "$SANDBOX_CMD" heal node03
+
+echo "--- health faults fail their own check and nothing else, with the action to take (issue #19)"
+# only_failing CHECK...: verify node03 fails exactly these checks.
+only_failing() {
+  expect_rc 3 g verify "$INVENTORY" --limit node03
+  local failing; failing=$(grep -oE '[a-z_]+ (fail|error) on node03' <<<"$OUTPUT" | sort -u | tr '\n' ' ')
+  local want=""; for c in "$@"; do want+="$c fail on node03 "; done
+  [[ $failing == "$want" ]] || die "expected only [$want] to fail, got [$failing]\n$OUTPUT"
+}
+detail_of() { g verify "$INVENTORY" --limit node03 --json | jq -r --arg c "$1" '.nodes[0].checks[] | select(.check == $c) | .detail'; }
+"$SANDBOX_CMD" fault node03 thermal 2 || die "cannot inject thermal"
+only_failing clock_slowdown gpu_temperature
+expect_output 'clock_slowdown fail on node03: observed GPU [0-9A-F:.]+: HW thermal slowdown, expected no clock slowdown'
+expect_output 'gpu_temperature fail on node03: observed GPU 2 at 94 C, expected <= 85 C'
+"$SANDBOX_CMD" heal node03
+"$SANDBOX_CMD" fault node03 power-brake 4 || die "cannot inject power-brake"
+only_failing clock_slowdown
+expect_output 'observed GPU [0-9A-F:.]+: HW power brake slowdown'
+"$SANDBOX_CMD" heal node03
+for xid in 79 48 63; do
+  "$SANDBOX_CMD" fault node03 "xid-$xid" 5 || die "cannot inject Xid $xid"
+  only_failing xid_events
+  expect_output "xid_events fail on node03: observed Xid $xid on [0-9a-f:]+ \\("
+  detail_of xid_events | grep -q "^Xid $xid: drain the node" || die "Xid $xid: no action in the detail: $(detail_of xid_events)"
+  "$SANDBOX_CMD" heal node03
+done
+"$SANDBOX_CMD" fault node03 xid-94 1 || die "cannot inject Xid 94"
+expect_rc 0 g verify "$INVENTORY" --limit node03
+g verify "$INVENTORY" --limit node03 --json | jq -r '.nodes[0].checks[] | select(.check == "xid_events") | .observed' |
+  grep -q '^Xid 94 on .*contained ECC error.*(application-side)$' || die "Xid 94 is not listed as application-side"
+"$SANDBOX_CMD" heal node03
+"$SANDBOX_CMD" ssh node03 systemctl stop nvidia-fabricmanager
+only_failing fabric_state fabricmanager_active
+expect_output 'fabric_state fail on node03: observed GPU [0-9A-F:.]+: Not Started'
+"$SANDBOX_CMD" ssh node03 systemctl start nvidia-fabricmanager
+expect_rc 0 g verify "$INVENTORY" --limit node03
 
 echo "--- an unreachable node is reported while the others converge"
 "$SANDBOX_CMD" fault node04 unreachable || die "cannot inject unreachable"

@@ -147,7 +147,10 @@ gpuctl --version | grep -qx 'gpuctl [0-9.]*'
 gpuctl validate cluster.yaml
 gpuctl validate /usr/share/doc/gpuctl/examples/cluster.yaml
 test -s /usr/share/man/man1/gpuctl.1.gz
-zcat /usr/share/man/man1/gpuctl.1.gz | grep -q '^\.TH GPUCTL'
+# Whole, then searched: grep -q quits at the first match, and with pipefail zcat's SIGPIPE on a
+# page larger than the pipe's buffer would fail the line.
+zcat /usr/share/man/man1/gpuctl.1.gz >man.txt
+grep -q '^\.TH GPUCTL' man.txt
 test -s /usr/share/bash-completion/completions/gpuctl
 test -s /usr/share/zsh/vendor-completions/_gpuctl
 bash -c 'source /usr/share/bash-completion/completions/gpuctl && complete -p gpuctl' | grep -q -- '-F _gpuctl'

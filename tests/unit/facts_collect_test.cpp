@@ -224,12 +224,13 @@ TEST(ProbeScript, SpawnsNoHelperProcesses) {
   EXPECT_EQ(std::count(names.begin(), names.end(), "remapped_rows"), 1);
 
   CollectOptions plan;
-  plan.row_remapper = plan.topology = false;
+  plan.row_remapper = plan.topology = plan.clock_events = plan.fabric = plan.kernel_xids = false;
   plan.exact_packages = {"munge", "slurmd"};
   const auto lean = build_probe_script("n", plan);
   EXPECT_EQ(lean.find("ROW_REMAPPER"), std::string::npos);
   EXPECT_EQ(lean.find("topo -m"), std::string::npos);
   EXPECT_EQ(lean.find("nvlink -s"), std::string::npos);
+  EXPECT_EQ(lean.find("dmesg"), std::string::npos) << "the kernel log is verify's";
   EXPECT_NE(lean.find("'ibverbs-*' munge slurmd"), std::string::npos) << "one package read for facts and program";
   // One nvidia-smi start: the GPU query.
   std::size_t starts = 0;

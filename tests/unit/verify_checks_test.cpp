@@ -29,6 +29,7 @@ GpuInfo healthy_gpu(int index) {
   gpu.remapped_rows_failure = false;
   gpu.pcie_width_current = 16;
   gpu.pcie_width_max = 16;
+  gpu.temperature_c = 40;
   return gpu;
 }
 
@@ -83,8 +84,19 @@ TEST_F(Checks, EveryKnownCheckPassesOnAHealthyNode) {
   state.files["/etc/nccl.conf"] = ObservedFile{true, "", util::sha256_hex("NCCL_DEBUG=WARN\n"), 0644, "root", "root"};
   std::vector<std::string> names;
   for (const auto& info : known_checks()) names.push_back(info.name);
-  EXPECT_EQ(names.size(), 21u);
-  // The two checks that are skipped unless declared: declared, on a healthy 8-GPU board.
+  EXPECT_EQ(names.size(), 25u);
+  // The checks that are skipped unless declared: declared, on a healthy 8-GPU board.
+  node.gpu.max_temperature_c = 85;
+  std::vector<GpuClockEvents> clocks;
+  std::vector<GpuFabric> fabric;
+  for (const auto& gpu : *state.facts.gpus.value) {
+    const auto bus = "00000000:" + std::to_string(10 + gpu.index) + ":00.0";
+    clocks.push_back({bus, false, false, false, false});
+    fabric.push_back({bus, "Completed", "Success"});
+  }
+  state.facts.clock_events = Fact<std::vector<GpuClockEvents>>::of(clocks);
+  state.facts.fabric = Fact<std::vector<GpuFabric>>::of(fabric);
+  state.facts.xid_events = Fact<std::vector<XidEvent>>::of({});
   node.gpu.nvlink = NvlinkSpec{"NV18", 18, 25.0};
   node.gpu.nccl_allreduce = NcclAllreduceSpec{};
   node.gpu.nccl_allreduce->min_busbw_gbs = 380;

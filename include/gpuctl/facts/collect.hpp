@@ -37,6 +37,11 @@ struct CollectOptions {
   // `nvlink -s`, the nvlink_topology check). `gpuctl facts` asks for all; plan for none.
   bool row_remapper = true;
   bool topology = true;
+  // Verify's health probes: why clocks are held down (one more nvidia-smi), the NVSwitch
+  // fabric's registration (one more, NVSwitch nodes only), the driver's Xids (dmesg).
+  bool clock_events = true;
+  bool fabric = true;
+  bool kernel_xids = true;
   // A POSIX sh function body run last in the batch as probe k_state_probe (empty: none).
   std::string state_script;
 };

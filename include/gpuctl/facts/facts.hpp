@@ -140,6 +140,33 @@ struct NvlinkGpu {
   std::string note;                    // any other line nvidia-smi printed for this GPU
 };
 
+// Why a GPU's clocks are held down now, from `nvidia-smi --query-gpu=clocks_throttle_reasons.*`
+// ("Active" / "Not Active"); nullopt where the GPU does not say ("[N/A]", "[Not Supported]").
+struct GpuClockEvents {
+  std::string pci_bus_id;
+  std::optional<bool> hw_slowdown;             // HW slowdown: clocks cut by 2x or more
+  std::optional<bool> hw_thermal_slowdown;     // ... because the GPU is too hot
+  std::optional<bool> hw_power_brake_slowdown; // ... because the power supply asserted the brake
+  std::optional<bool> sw_thermal_slowdown;     // the driver caps clocks above the max operating temperature
+};
+
+// A GPU's registration with the NVSwitch fabric (`--query-gpu=fabric.state,fabric.status`):
+// "Not Started" -> "In Progress" -> "Completed"; the status ("Success", or e.g. "Insufficient
+// Resources") counts only once completed. "N/A" / "Not Supported" where there is no fabric.
+struct GpuFabric {
+  std::string pci_bus_id;
+  std::string state;
+  std::string status;
+};
+
+// One Xid the NVIDIA driver logged to the kernel's ring buffer since boot (`dmesg`):
+//   [ 1843.30] NVRM: Xid (PCI:0000:b3:00): 79, pid=0, name=..., GPU has fallen off the bus.
+struct XidEvent {
+  std::string pci;                     // "0000:b3:00" as the driver prints it
+  int code = 0;
+  std::string message;                 // the rest of the line after the code ("pid=..., ...")
+};
+
 // Where a fact came from, so a failed check can cite it: the command an operator would type to
 // see the same thing, and what it printed (stdout, then stderr under "[stderr]"), cut to
 // k_source_output_limit bytes. Only system command output: never file contents gpuctl pushed.
@@ -165,6 +192,9 @@ struct NodeFacts {
   Fact<std::vector<GpuInfo>> gpus;     // nvidia-smi --query-gpu
   Fact<TopologyMatrix> topology;       // nvidia-smi topo -m
   Fact<std::vector<NvlinkGpu>> nvlink; // nvidia-smi nvlink -s; empty when no GPU lists a link
+  Fact<std::vector<GpuClockEvents>> clock_events;  // verify: why clocks are held down (health checks)
+  Fact<std::vector<GpuFabric>> fabric;           // verify on NVSwitch nodes: fabric registration
+  Fact<std::vector<XidEvent>> xid_events;        // verify: the driver's Xids in the kernel log
   std::map<std::string, std::string> packages;  // installed dpkg packages we care about: name -> version
   std::string packages_absent_reason;  // why `packages` is empty when dpkg-query could not run
   std::map<std::string, FactSource> sources{};  // by probe name (facts/collect.hpp); not in facts JSON

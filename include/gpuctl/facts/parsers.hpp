@@ -175,4 +175,25 @@ std::optional<std::string> nccl_version_from_packages(const std::map<std::string
 // path carries a full version.
 std::optional<std::string> nccl_version_from_library_paths(std::string_view text);
 
+// ---- health (verify only) ---------------------------------------------------------------
+
+// The clock-event query: `nvidia-smi --query-gpu=pci.bus_id,clocks_throttle_reasons.hw_slowdown,
+// ...hw_thermal_slowdown,...hw_power_brake_slowdown,...sw_thermal_slowdown --format=csv,noheader`
+// (the clocks_throttle_reasons names: every driver since R418 takes them; R535 added the
+// clocks_event_reasons aliases).
+std::string clock_events_command();
+// Its rows. Error: a row with another number of cells, a value that is neither "Active" nor
+// "Not Active" nor a bracketed "[N/A]"-like one, no rows.
+Result<std::vector<GpuClockEvents>> parse_clock_events(std::string_view text);
+
+// `nvidia-smi --query-gpu=pci.bus_id,fabric.state,fabric.status --format=csv,noheader`.
+std::string fabric_command();
+Result<std::vector<GpuFabric>> parse_fabric(std::string_view text);
+
+// The kernel-log probe's output: `dmesg` lines holding "NVRM: Xid", then "@@dmesg-rc N".
+// Lines in dmesg's and journalctl's forms are read alike ("[  12.3] NVRM: Xid (PCI:...): 79,
+// ..." and "May 18 19:02:39 host kernel: NVRM: Xid (...)"). Error: no rc line (the probe was
+// cut short), or a non-zero rc: the kernel refused the read (dmesg_restrict without root).
+Result<std::vector<XidEvent>> parse_kernel_xids(std::string_view text);
+
 }  // namespace gpuctl::facts

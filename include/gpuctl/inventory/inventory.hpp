@@ -42,6 +42,8 @@ struct GpuSpec {
   // The GPUs are linked by NVSwitch (HGX/DGX boards): the fabric manager must run at the driver's
   // version. Absent: implied by the board (has_nvswitch).
   std::optional<bool> nvswitch{};
+  // The hottest a GPU may run when verify looks (gpu_temperature); absent: the check is skipped.
+  std::optional<int> max_temperature_c{};
 };
 
 // Whether a node's GPUs sit on an NVSwitch board: gpu.nvswitch where the inventory says so;

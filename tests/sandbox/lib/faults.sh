@@ -1,5 +1,17 @@
 # Fault injection from the host (sourced): `sandbox fault NODE KIND [GPU]`, `sandbox heal NODE`.
-FAULT_KINDS="ecc gpu-missing gpu-replaced unreachable hang disk-full dpkg-locked package-broken reboot-hang"
+FAULT_KINDS="ecc gpu-missing gpu-replaced thermal power-brake xid-CODE unreachable hang disk-full dpkg-locked package-broken reboot-hang"
+
+# What the NVIDIA driver prints after "NVRM: Xid (PCI:dddd:bb:dd): CODE, " for the Xids the
+# sandbox injects, as real logs show them (tests/data/kernel-log/README.md cites each).
+xid_text() {
+  case $1 in
+    79) echo "GPU has fallen off the bus." ;;
+    63) echo "pid=1896, Row Remapper: New row marked for remapping, reset gpu to activate." ;;
+    48) echo "pid='<unknown>', name=<unknown>, An uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer at partition 3, subpartition 1." ;;
+    94) echo "pid=2741, name=python3, Contained: SM (0x1). RST: No, D-RST: No" ;;
+    *)  echo "pid=1001, name=python3, Ch 00000008" ;;
+  esac
+}
 
 inject_fault() {
   local name=$1 kind=$2 gpu=${3:-} d; d=$(node_dir "$name")
@@ -7,7 +19,7 @@ inject_fault() {
   local hw=$d/hw/gpus.conf st=$d/gpustate/gpus.state slots uuid serial
   slots=$(hw_get "$hw" slots)
   case $kind in
-    ecc|gpu-missing|gpu-replaced)
+    ecc|gpu-missing|gpu-replaced|thermal|power-brake|xid-*)
       ((slots > 0)) || die "$name has no GPUs"
       [[ -n $gpu ]] || { [[ $kind == gpu-missing ]] && gpu=$((slots - 1)) || gpu=0; }
       ((gpu >= 0 && gpu < slots)) || die "$name has no GPU slot $gpu" ;;
@@ -20,6 +32,14 @@ inject_fault() {
       v=$(hw_get "$st" "$uuid.rr_unc"); hw_set "$st" "$uuid.rr_unc" $(( ${v:-0} + 1 ))
       hw_set "$st" "$uuid.rr_pending" 1 ;;
     gpu-missing) hw_set "$hw" "$gpu.present" 0 ;;
+    # Too hot: the GPU's own HW thermal slowdown halves its clocks.
+    thermal) hw_set "$hw" "$gpu.temperature_c" 94; hw_set "$hw" "$gpu.slowdown" hw_thermal ;;
+    power-brake) hw_set "$hw" "$gpu.slowdown" hw_power_brake ;;
+    xid-*)
+      local code=${kind#xid-} bus up; [[ $code =~ ^[0-9]+$ ]] || die "xid-CODE takes a number: $kind"
+      bus=$(hw_get "$hw" "$gpu.bus_id"); bus=${bus#0000}; bus=${bus%.*}
+      up=$(cut -d' ' -f1 /proc/uptime)
+      printf '[%12.6f] NVRM: Xid (PCI:%s): %s, %s\n' "$up" "${bus,,}" "$code" "$(xid_text "$code")" >> "$d/kernel/kmsg" ;;
     gpu-replaced)
       read -r serial uuid < <(gpu_identity "$name" "$gpu" "replaced-$(date +%s%N)")
       hw_set "$hw" "$gpu.serial" "$serial"; hw_set "$hw" "$gpu.uuid" "$uuid" ;;
@@ -62,7 +82,9 @@ heal_node() {
       ecc) awk -F= '{ split($1, p, "."); k = p[2]
                       if (k ~ /^(vol|agg)_(unc|corr)$|^rr_(unc|corr|pending|failure)$/) $2 = 0; print $1 "=" $2 }' \
              "$d/gpustate/gpus.state" > "$d/gpustate/gpus.state.tmp" && mv "$d/gpustate/gpus.state.tmp" "$d/gpustate/gpus.state" ;;
-      gpu-missing|gpu-replaced) cp "$d/hw.orig" "$d/hw/gpus.conf.tmp" && mv "$d/hw/gpus.conf.tmp" "$d/hw/gpus.conf" ;;
+      gpu-missing|gpu-replaced|thermal|power-brake) cp "$d/hw.orig" "$d/hw/gpus.conf.tmp" && mv "$d/hw/gpus.conf.tmp" "$d/hw/gpus.conf" ;;
+      # As a reboot would: the kernel log of the next boot starts without them.
+      xid-*) grep -v 'NVRM: Xid' "$d/kernel/kmsg" > "$d/kernel/kmsg.tmp"; mv "$d/kernel/kmsg.tmp" "$d/kernel/kmsg" ;;
       unreachable) node_exec "$name" systemctl start ssh.service || true ;;
       hang) node_exec "$name" sh -c 'kill -CONT $(systemctl show -p MainPID --value ssh.service)' || true ;;
       disk-full) node_exec "$name" sh -c 'umount /etc; umount /run/sandbox-etc; rmdir /run/sandbox-etc' 2>/dev/null || true ;;

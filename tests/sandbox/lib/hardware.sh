@@ -20,6 +20,8 @@ write_hardware() {  # FILE NAME COUNT MODEL
   {
     echo "# gpuctl sandbox: simulated hardware of $name (owned by the sandbox; read-only in the node)"
     echo "model=$model"; echo "slots=$count"
+    # 8 SXM GPUs of an HGX board are linked through NVSwitch (what gpuctl's has_nvswitch implies).
+    ((count == 8)) && echo "nvswitch=1"
     for ((s = 0; s < count; s++)); do
       read -r serial uuid < <(gpu_identity "$name" "$s" 0)
       echo "$s.present=1"; echo "$s.name=$gname"; echo "$s.serial=$serial"; echo "$s.uuid=$uuid"

@@ -67,6 +67,9 @@ customize_image() {
     chroot "$r" dpkg-divert --quiet --local --rename --divert "$u.kmod" --add "$u"
     install -m 755 "$SANDBOX_SRC/image/lsmod" "$r$u"
   done
+  # The node's kernel log (the NVIDIA driver's lines, injected Xids) in place of the host's.
+  chroot "$r" dpkg-divert --quiet --local --rename --divert /bin/dmesg.util-linux --add /bin/dmesg
+  install -m 755 "$SANDBOX_SRC/image/dmesg" "$r/bin/dmesg"
   printf 'PasswordAuthentication no\nUseDNS no\nHostKey /etc/ssh/ssh_host_ed25519_key\n' > "$r/etc/ssh/sshd_config.d/50-sandbox.conf"
   touch "$r/boot/vmlinuz-$(uname -r)"
   (cd "$r" && chroot . /usr/sbin/update-initramfs -c -k "$(uname -r)" >/dev/null)

@@ -74,7 +74,7 @@ EOI
   gpu:
     hosts: "node[01-$last]"
     vars:
-      gpu: {model: $model, count: $gpus, power_watts: 700$nvlink}
+      gpu: {model: $model, count: $gpus, power_watts: 700, max_temperature_c: 85$nvlink}
       pdu_capacity_watts: $(( (n < 8 ? n : 8) * gpus * 700 * 5 / 4 + 2000 ))
 
 hosts:

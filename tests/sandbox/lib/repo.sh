@@ -61,15 +61,16 @@ make_deb() {
 
 # A systemd service whose daemon is a sleep loop (optionally after a check command).
 service_files() {
-  local root=$1 unit=$2 exe=$3 pre=${4:-}
+  local root=$1 unit=$2 exe=$3 pre=${4:-} service_extra=${5:-}
   mkdir -p "$root/usr/bin" "$root/lib/systemd/system"
   # The daemon becomes one sleeping process (exec): SIGTERM (systemctl stop) ends it at once, and
   # no second process is left in the unit's cgroup for systemd to wait on (in the nodes' cgroup v1
   # hierarchy a leftover was waited for until the 90 s stop timeout).
   printf '#!/bin/sh\n# gpuctl sandbox stand-in daemon\n%s\nexec sleep infinity\n' "$pre" > "$root/usr/bin/$exe"
   chmod 755 "$root/usr/bin/$exe"
-  printf '[Unit]\nDescription=%s (gpuctl sandbox stand-in)\n\n[Service]\nExecStart=/usr/bin/%s\n\n[Install]\nWantedBy=multi-user.target\n' \
-    "$unit" "$exe" > "$root/lib/systemd/system/$unit.service"
+  printf '[Unit]\nDescription=%s (gpuctl sandbox stand-in)\n\n[Service]\nExecStart=/usr/bin/%s\n%s\n[Install]\nWantedBy=multi-user.target\n' \
+    "$unit" "$exe" "${service_extra:+$service_extra
+}" > "$root/lib/systemd/system/$unit.service"
   mkdir -p "$root/DEBIAN"
   printf '#!/bin/sh\nset -e\nif [ "$1" = configure ] && [ -d /run/systemd/system ]; then\n  systemctl daemon-reload >/dev/null 2>&1 || true\n  systemctl enable %s.service >/dev/null 2>&1 || true\n  systemctl restart %s.service || true\nfi\n' \
     "$unit" "$unit" > "$root/DEBIAN/postinst"
@@ -150,9 +151,13 @@ build_repo() {
     local fm; fm=$(profile_field "$profile" fabricmanager name "$branch" "$ver")
     local fm_other; fm_other=$(profile_field "$profile" fabricmanager name "$other" "$ver")
     r=$b/fm-$branch
-    # Like the real one, it does not start beside a driver of another version.
+    # Like the real one, it does not start beside a driver of another version; started, it
+    # "registers" the GPUs with the fabric, which the nvidia-smi stand-in reports as fabric.state
+    # Completed until the daemon stops or the node reboots (/run is emptied).
     service_files "$r" "$(profile_field "$profile" fabricmanager service)" nv-fabricmanager \
-      "grep -q ' $ver ' /proc/driver/nvidia/version 2>/dev/null || { echo 'nv-fabricmanager $ver: the loaded NVIDIA driver is not version $ver (gpuctl sandbox stand-in)' >&2; exit 1; }"
+      "grep -q ' $ver ' /proc/driver/nvidia/version 2>/dev/null || { echo 'nv-fabricmanager $ver: the loaded NVIDIA driver is not version $ver (gpuctl sandbox stand-in)' >&2; exit 1; }
+mkdir -p /run/nvidia-fabricmanager && echo $ver > /run/nvidia-fabricmanager/gpuctl-sandbox-registered" \
+      "ExecStopPost=/bin/rm -f /run/nvidia-fabricmanager/gpuctl-sandbox-registered"
     make_deb "$out" "$r" "$fm" "$(profile_field "$profile" fabricmanager version "$branch" "$ver")" "NVIDIA Fabric Manager" \
       "Conflicts: $fm_other" "Replaces: $fm_other"
 

@@ -58,6 +58,10 @@ decide_kernel() {
       b=${b#0000}; mkdir -p "$k/driver/nvidia/gpus/${b,,}"; done
   fi
   echo "$nv" > "$k/nvidia.version"
+  # This boot's kernel log as dmesg prints it (the sandbox's dmesg reads it; faults add Xids).
+  : > "$k/kmsg"
+  [[ -n $nv ]] && printf '[    5.412233] NVRM: loading %s  %s  Release Build  (dvs-builder@U16-I3-B03-4-3)  Thu Sep 12 19:33:43 UTC 2024\n' \
+    "$module" "$nv" >> "$k/kmsg"
   printf 'nouveau=%s blacklist_rootfs=%s blacklist_initramfs=%s driver_package=%s nvidia=%s\n' \
     "$nouveau" "$in_root" "$in_initrd" "${drv:-none}" "${nv:-none}" > "$k/summary"
   rm -rf "$NODE/kernel"; mv "$k" "$NODE/kernel"

@@ -51,6 +51,7 @@ void Machine::load(const std::string& hw_path, const std::string& state_path) {
     auto hw = read_kv(hw_path);
     auto st = read_kv(state_path);
     long slots = to_long(hw, "slots", 0);
+    m_nvswitch = to_long(hw, "nvswitch", 0) != 0;
     std::set<std::string> known;
     int index = 0;
     for (int s = 0; s < slots; ++s) {
@@ -72,6 +73,7 @@ void Machine::load(const std::string& hw_path, const std::string& state_path) {
         g.pcie_gen = static_cast<int>(to_long(hw, p + "pcie_gen", 5));
         g.pcie_width = static_cast<int>(to_long(hw, p + "pcie_width", 16));
         g.nvlinks = static_cast<int>(to_long(hw, p + "nvlinks", 18));
+        g.slowdown = to_str(hw, p + "slowdown", "");
         std::string q = g.uuid + ".";
         g.persistence = to_long(st, q + "pm", 0) != 0;
         g.ecc_current = to_long(st, q + "ecc_current", 1) != 0;

@@ -21,6 +21,9 @@ struct Gpu {
     double power_limit_w = 700, power_draw_w = 70;
     int temperature_c = 30, pcie_gen = 5, pcie_width = 16;
     int nvlinks = 18;
+    // Why the clocks are held down (hardware, set by `sandbox fault`): "", "hw_thermal",
+    // "hw_power_brake" or "sw_thermal".
+    std::string slowdown;
     // writable state
     bool persistence = false;
     bool ecc_current = true, ecc_pending = true;
@@ -39,9 +42,11 @@ public:
     std::vector<Gpu>& gpus() { return m_gpus; }
     const std::vector<Gpu>& gpus() const { return m_gpus; }
     std::string cpu_affinity(int numa) const;
+    bool nvswitch() const { return m_nvswitch; }
 
 private:
     std::vector<Gpu> m_gpus;
+    bool m_nvswitch = false;
     std::string m_state_path;
     std::map<std::string, std::string> m_other_state;  // entries of absent cards, kept as is
 };

@@ -181,7 +181,8 @@ int main(int argc, char** argv) {
         }
         std::string out;
         QueryContext qc{lib_version, cuda_version, rc.timestamp, share + "/query-gpu-fields",
-                        static_cast<int>(m.gpus().size())};
+                        static_cast<int>(m.gpus().size()), m.nvswitch(),
+                        env_or("SANDBOX_SMI_FABRIC", "/run/nvidia-fabricmanager/gpuctl-sandbox-registered")};
         int code = a.query_gpu.empty() ? run_query_remapped_rows(gpus, a.query_rr, f, out)
                                        : run_query(gpus, a.query_gpu, f, qc, out);
         std::cout << out;

@@ -29,6 +29,16 @@ std::string yes_no(bool b) { return b ? "Yes" : "No"; }
 
 std::string ecc_count(const Gpu& g, long v) { return g.ecc_current ? std::to_string(v) : "[N/A]"; }
 
+std::string active(bool b) { return b ? "Active" : "Not Active"; }
+
+// The NVSwitch fabric as the driver reports it: "N/A" off an NVSwitch board; on one, "Completed"
+// once the fabric manager registered this boot's GPUs (the sandbox's stand-in daemon leaves its
+// mark in /run, which a reboot empties), else "Not Started".
+bool fabric_registered(const QueryContext& c) {
+    std::ifstream in(c.fabric_mark);
+    return in.good();
+}
+
 const std::map<std::string, Field>& fields() {
     static const std::map<std::string, Field> table = [] {
         std::map<std::string, Field> t;
@@ -91,6 +101,21 @@ const std::map<std::string, Field>& fields() {
         add({"pcie.link.gen.max", "pcie.link.gen.gpumax"}, {"pcie.link.gen.max", "", [](const Gpu& g, const QueryContext&) { return std::to_string(g.pcie_gen); }});
         add({"pcie.link.width.current"}, {"pcie.link.width.current", "", [](const Gpu& g, const QueryContext&) { return std::to_string(g.pcie_width); }});
         add({"pcie.link.width.max"}, {"pcie.link.width.max", "", [](const Gpu& g, const QueryContext&) { return std::to_string(g.pcie_width); }});
+        // The clocks_throttle_reasons names, and the clocks_event_reasons ones R535 added.
+        for (const std::string prefix : {"clocks_throttle_reasons.", "clocks_event_reasons."}) {
+            add({prefix + "hw_slowdown"}, {prefix + "hw_slowdown", "", [](const Gpu& g, const QueryContext&) {
+                     return active(g.slowdown == "hw_thermal" || g.slowdown == "hw_power_brake"); }});
+            add({prefix + "hw_thermal_slowdown"}, {prefix + "hw_thermal_slowdown", "", [](const Gpu& g, const QueryContext&) {
+                     return active(g.slowdown == "hw_thermal"); }});
+            add({prefix + "hw_power_brake_slowdown"}, {prefix + "hw_power_brake_slowdown", "", [](const Gpu& g, const QueryContext&) {
+                     return active(g.slowdown == "hw_power_brake"); }});
+            add({prefix + "sw_thermal_slowdown"}, {prefix + "sw_thermal_slowdown", "", [](const Gpu& g, const QueryContext&) {
+                     return active(g.slowdown == "sw_thermal"); }});
+        }
+        add({"fabric.state"}, {"fabric.state", "", [](const Gpu&, const QueryContext& c) {
+                 return !c.nvswitch ? std::string("N/A") : fabric_registered(c) ? std::string("Completed") : std::string("Not Started"); }});
+        add({"fabric.status"}, {"fabric.status", "", [](const Gpu&, const QueryContext& c) {
+                 return c.nvswitch && fabric_registered(c) ? std::string("Success") : std::string("N/A"); }});
         add({"mig.mode.current"}, {"mig.mode.current", "", [](const Gpu&, const QueryContext&) { return std::string("Disabled"); }});
         add({"mig.mode.pending"}, {"mig.mode.pending", "", [](const Gpu&, const QueryContext&) { return std::string("Disabled"); }});
         return t;

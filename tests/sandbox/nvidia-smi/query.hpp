@@ -15,6 +15,8 @@ struct CsvFormat {
 struct QueryContext {
     std::string driver_version, cuda_version, timestamp, fields_file;
     int count = 0;
+    bool nvswitch = false;      // the GPUs sit on an NVSwitch board (hardware: nvswitch=1)
+    std::string fabric_mark;    // where the fabric manager stand-in marks its registration
 };
 
 std::vector<std::string> split_csv_list(const std::string& s);

@@ -1,0 +1,122 @@
+// Parsers of verify's health probes: why the clocks are held down, the NVSwitch fabric's
+// registration, and the driver's Xid lines in the kernel log. Pure.
+#include "parse_util.hpp"
+
+#include <gpuctl/facts/parsers.hpp>
+#include <gpuctl/util/strings.hpp>
+
+#include <fmt/format.h>
+
+namespace gpuctl::facts {
+namespace {
+
+using detail::is_unavailable;
+
+constexpr std::string_view k_clock_fields =
+    "pci.bus_id,clocks_throttle_reasons.hw_slowdown,clocks_throttle_reasons.hw_thermal_slowdown,"
+    "clocks_throttle_reasons.hw_power_brake_slowdown,clocks_throttle_reasons.sw_thermal_slowdown";
+
+Error malformed(std::string_view what, std::string_view line) {
+  return Error{ErrorCode::parse, fmt::format("{}: unexpected line '{}'", what, line), {}, {}};
+}
+
+// The rows of a `--format=csv,noheader` query, each cut into exactly `cells` trimmed cells.
+Result<std::vector<std::vector<std::string>>> csv_rows(std::string_view text, std::size_t cells, std::string_view what) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& line : util::split_lines(text)) {
+    if (util::trim(line).empty()) continue;
+    std::vector<std::string> row;
+    for (const auto& cell : util::split(line, ',')) row.push_back(std::string(util::trim(cell)));
+    if (row.size() != cells) return std::unexpected(malformed(what, line));
+    rows.push_back(std::move(row));
+  }
+  if (rows.empty()) return std::unexpected(Error{ErrorCode::parse, fmt::format("{}: no GPU rows", what), {}, {}});
+  return rows;
+}
+
+// "Active" / "Not Active"; a bracketed or plain N/A-like value is no answer.
+Result<std::optional<bool>> active(std::string_view cell, std::string_view line) {
+  if (cell == "Active") return std::optional<bool>(true);
+  if (cell == "Not Active") return std::optional<bool>(false);
+  if (is_unavailable(cell)) return std::optional<bool>();
+  return std::unexpected(malformed("nvidia-smi clock event reasons", line));
+}
+
+}  // namespace
+
+std::string clock_events_command() {
+  return fmt::format("nvidia-smi --query-gpu={} --format=csv,noheader", k_clock_fields);
+}
+
+Result<std::vector<GpuClockEvents>> parse_clock_events(std::string_view text) {
+  auto rows = csv_rows(text, 5, "nvidia-smi clock event reasons");
+  if (!rows) return std::unexpected(rows.error());
+  std::vector<GpuClockEvents> gpus;
+  for (const auto& row : *rows) {
+    GpuClockEvents gpu;
+    gpu.pci_bus_id = row[0];
+    const std::string line = util::join(row, ", ");
+    std::optional<bool>* fields[] = {&gpu.hw_slowdown, &gpu.hw_thermal_slowdown, &gpu.hw_power_brake_slowdown,
+                                     &gpu.sw_thermal_slowdown};
+    for (std::size_t i = 0; i < 4; ++i) {
+      auto value = active(row[i + 1], line);
+      if (!value) return std::unexpected(value.error());
+      *fields[i] = *value;
+    }
+    gpus.push_back(std::move(gpu));
+  }
+  return gpus;
+}
+
+std::string fabric_command() { return "nvidia-smi --query-gpu=pci.bus_id,fabric.state,fabric.status --format=csv,noheader"; }
+
+Result<std::vector<GpuFabric>> parse_fabric(std::string_view text) {
+  auto rows = csv_rows(text, 3, "nvidia-smi fabric state");
+  if (!rows) return std::unexpected(rows.error());
+  std::vector<GpuFabric> gpus;
+  for (auto& row : *rows) gpus.push_back({std::move(row[0]), std::move(row[1]), std::move(row[2])});
+  return gpus;
+}
+
+Result<std::vector<XidEvent>> parse_kernel_xids(std::string_view text) {
+  std::vector<XidEvent> events;
+  std::optional<int> rc;
+  std::vector<std::string> complaints;  // dmesg's own words when it fails
+  for (const auto& line : util::split_lines(text)) {
+    if (line.starts_with("@@dmesg-rc ")) {
+      const auto value = detail::to_int(util::trim(line.substr(11)));
+      if (!value) return std::unexpected(malformed("dmesg", line));
+      rc = static_cast<int>(*value);
+      continue;
+    }
+    const auto at = line.find("NVRM: Xid (");
+    if (at == std::string::npos) {
+      if (!util::trim(line).empty()) complaints.push_back(std::string(util::trim(line)));
+      continue;
+    }
+    // "NVRM: Xid (PCI:0000:b3:00): 79, pid=..., message" (older drivers: "Xid (0000:03:00): 14, ...").
+    auto rest = std::string_view(line).substr(at + 11);
+    const auto close = rest.find("): ");
+    if (close == std::string_view::npos) return std::unexpected(malformed("dmesg Xid line", line));
+    XidEvent event;
+    auto pci = rest.substr(0, close);
+    if (pci.starts_with("PCI:")) pci.remove_prefix(4);
+    event.pci = std::string(pci);
+    rest.remove_prefix(close + 3);
+    const auto comma = rest.find(',');
+    const auto code = detail::to_int(util::trim(rest.substr(0, comma)));
+    if (!code || *code < 0) return std::unexpected(malformed("dmesg Xid line", line));
+    event.code = static_cast<int>(*code);
+    if (comma != std::string_view::npos) event.message = std::string(util::trim(rest.substr(comma + 1)));
+    events.push_back(std::move(event));
+  }
+  if (!rc) return std::unexpected(Error{ErrorCode::parse, "dmesg: the kernel-log probe was cut short", {}, {}});
+  if (*rc != 0)
+    return std::unexpected(Error{ErrorCode::parse,
+                                 complaints.empty() ? fmt::format("dmesg exited {}", *rc)
+                                                    : fmt::format("dmesg exited {}: {}", *rc, complaints.front()),
+                                 {}, {}});
+  return events;
+}
+
+}  // namespace gpuctl::facts

@@ -1,0 +1,123 @@
+#include "health_checks.hpp"
+
+#include "check_result.hpp"
+#include "xid_catalog.hpp"
+
+#include <gpuctl/util/strings.hpp>
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <map>
+
+namespace gpuctl::verify_detail {
+
+// HW slowdown (thermal or power brake) halves the clocks or worse: a job there runs at half
+// speed and holds back every rank it talks to. SW thermal capping is the driver keeping the GPU
+// under its maximum operating temperature: cooling, not the GPU, needs looking at.
+CheckResult check_clock_slowdown(const CheckInput& in) {
+  const auto& gpus = in.state.facts.clock_events;
+  if (!gpus.present()) return cannot_run(absent_reason(gpus, "clock event reasons"));
+  std::vector<std::string> slowed, unknown;
+  for (const auto& gpu : *gpus.value) {
+    const std::pair<const std::optional<bool>*, std::string_view> reasons[] = {
+        {&gpu.hw_thermal_slowdown, "HW thermal slowdown"},
+        {&gpu.hw_power_brake_slowdown, "HW power brake slowdown"},
+        {&gpu.hw_slowdown, "HW slowdown"},
+        {&gpu.sw_thermal_slowdown, "SW thermal slowdown"}};
+    std::vector<std::string> active, unanswered;
+    for (const auto& [value, name] : reasons) {
+      if (!*value) unanswered.emplace_back(name);
+      else if (**value) active.emplace_back(name);
+    }
+    // HW slowdown is also set whenever one of its two causes is: name the cause only.
+    if (active.size() > 1 && active.back() == "HW slowdown") active.pop_back();
+    if (!active.empty()) slowed.push_back(fmt::format("GPU {}: {}", gpu.pci_bus_id, util::join(active, ", ")));
+    else if (!unanswered.empty()) unknown.push_back(fmt::format("GPU {}: {} not reported", gpu.pci_bus_id, util::join(unanswered, ", ")));
+  }
+  if (!slowed.empty())
+    return failed(util::join(slowed, "; "), "no clock slowdown",
+                  "thermal: check the airflow, fans and inlet temperature; power brake: the power supply asserted it "
+                  "(check PSUs and the PDU); drain the node until the clocks are back");
+  if (!unknown.empty()) return cannot_run(util::join(unknown, "; "));
+  return pass(fmt::format("none on {} GPUs", gpus.value->size()), "no clock slowdown");
+}
+
+CheckResult check_gpu_temperature(const CheckInput& in) {
+  const auto& limit = in.node.gpu.max_temperature_c;
+  if (!limit) return skipped("no gpu.max_temperature_c in the inventory");
+  const auto& gpus = in.state.facts.gpus;
+  if (!gpus.present()) return cannot_run(absent_reason(gpus, "GPUs"));
+  std::vector<std::string> hot, unknown;
+  int hottest = 0;
+  for (const auto& gpu : *gpus.value) {
+    if (!gpu.temperature_c) {
+      unknown.push_back(fmt::format("GPU {}: temperature not reported", gpu.index));
+      continue;
+    }
+    hottest = std::max(hottest, *gpu.temperature_c);
+    if (*gpu.temperature_c > *limit) hot.push_back(fmt::format("GPU {} at {} C", gpu.index, *gpu.temperature_c));
+  }
+  const auto expected = fmt::format("<= {} C", *limit);
+  if (!hot.empty())
+    return failed(util::join(hot, ", "), expected, "check the airflow, fans and inlet temperature before it slows down");
+  if (!unknown.empty()) return cannot_run(util::join(unknown, "; "));
+  return pass(fmt::format("hottest {} C", hottest), expected);
+}
+
+// Hopper and later report each GPU's registration with the NVSwitch fabric; only "Completed"
+// with status "Success" lets CUDA use the NVLink fabric. "Not Started" is the fabric manager
+// not running; "In Progress" that it has not finished (or is stuck).
+CheckResult check_fabric_state(const CheckInput& in) {
+  if (!has_nvswitch(in.node.gpu)) return skipped("no NVSwitch on this node (gpu.nvswitch, or not an 8-GPU HGX board)");
+  const auto& gpus = in.state.facts.fabric;
+  if (!gpus.present()) return cannot_run(absent_reason(gpus, "fabric state"));
+  std::vector<std::string> bad, unknown;
+  for (const auto& gpu : *gpus.value) {
+    const bool unavailable = gpu.state.empty() || gpu.state.front() == '[' || gpu.state == "N/A" || gpu.state == "Not Supported";
+    if (unavailable) unknown.push_back(fmt::format("GPU {}: fabric state {}", gpu.pci_bus_id, gpu.state));
+    else if (gpu.state != "Completed" || gpu.status != "Success")
+      bad.push_back(fmt::format("GPU {}: {}{}", gpu.pci_bus_id, gpu.state, gpu.state == "Completed" ? ", " + gpu.status : ""));
+  }
+  const std::string expected = "Completed, Success on every GPU";
+  if (!bad.empty())
+    return failed(util::join(bad, "; "), expected,
+                  "Not Started: the fabric manager is not running (fabricmanager_active); In Progress: it has not "
+                  "finished, see its log (/var/log/fabricmanager.log); a failed status: restart it, then reset the GPUs");
+  // A GPU that reports no fabric on an NVSwitch board is a board or driver gpuctl cannot read: an error.
+  if (!unknown.empty()) return cannot_run(util::join(unknown, "; ") + " (an NVSwitch board reports a fabric state on Hopper and later)");
+  return pass(fmt::format("Completed, Success on {} GPUs", gpus.value->size()), expected);
+}
+
+// Xids since boot, as far back as the kernel's ring buffer reaches. Application-side Xids are
+// listed but pass (the job's fault; the GPU is fine); any other fails with what to do.
+CheckResult check_xid_events(const CheckInput& in) {
+  const auto& events = in.state.facts.xid_events;
+  if (!events.present()) return cannot_run(absent_reason(events, "kernel log"));
+  // Counted per (code, GPU), in first-seen order: a storm of one Xid is one line.
+  std::vector<std::pair<int, std::string>> order;
+  std::map<std::pair<int, std::string>, int> counts;
+  for (const auto& event : *events.value)
+    if (counts[{event.code, event.pci}]++ == 0) order.emplace_back(event.code, event.pci);
+  std::vector<std::string> serious, benign, actions;
+  for (const auto& key : order) {
+    const auto action = xid_action(key.first);
+    const auto count = counts[key];
+    const auto text = fmt::format("Xid {} on {}{} ({})", key.first, key.second, count > 1 ? fmt::format(" x{}", count) : "",
+                                  action.meaning);
+    if (action.scope == XidScope::application) {
+      benign.push_back(text);
+      continue;
+    }
+    serious.push_back(text);
+    const auto hint = fmt::format("Xid {}: {}", key.first, action.action);
+    if (std::ranges::find(actions, hint) == actions.end()) actions.push_back(hint);
+  }
+  const std::string expected = "no Xid that needs the GPU looked at, since boot";
+  if (!serious.empty())
+    return failed(util::join(serious, "; ") + (benign.empty() ? "" : "; also " + util::join(benign, "; ")), expected,
+                  util::join(actions, "; "));
+  if (!benign.empty()) return pass(util::join(benign, "; ") + " (application-side)", expected);
+  return pass("none since boot", expected);
+}
+
+}  // namespace gpuctl::verify_detail

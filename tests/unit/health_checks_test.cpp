@@ -1,0 +1,194 @@
+// Verify's health facts and checks (issue #19): the kernel log's Xids, clock slowdown, GPU
+// temperature and the NVSwitch fabric's registration. Parsers on real captures
+// (tests/data/kernel-log/, tests/data/nvidia-smi/); checks on NodeFacts built from them.
+#include <gpuctl/facts/parsers.hpp>
+#include <gpuctl/verify/checks.hpp>
+
+#include "probe_capture.hpp"
+#include "program_builder.hpp"
+#include "template_test_inventory.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+namespace gpuctl {
+namespace {
+
+using facts::parse_clock_events;
+using facts::parse_fabric;
+using facts::parse_kernel_xids;
+using testing::read_test_data;
+
+TEST(KernelXidParser, ReadsDmesgAndJournalFormsOfRealLogs) {
+  const auto dmesg = parse_kernel_xids(read_test_data("kernel-log/dmesg-xids.txt"));
+  ASSERT_TRUE(dmesg) << dmesg.error().message;
+  ASSERT_EQ(dmesg->size(), 4u);  // the NVRM load line is no Xid
+  EXPECT_EQ((*dmesg)[0].pci, "0000:44:00");
+  EXPECT_EQ((*dmesg)[0].code, 79);
+  EXPECT_EQ((*dmesg)[0].message, "GPU has fallen off the bus.");
+  EXPECT_EQ((*dmesg)[1].code, 63);
+  EXPECT_EQ((*dmesg)[1].message, "pid=1896, Row Remapper: New row marked for remapping, reset gpu to activate.");
+  EXPECT_EQ((*dmesg)[2].pci, "0000:c6:00");
+  EXPECT_EQ((*dmesg)[3].pci, "0000:03:00") << "the older form without PCI:";
+  EXPECT_EQ((*dmesg)[3].code, 14);
+
+  const auto journal = parse_kernel_xids(read_test_data("kernel-log/journalctl-xids.txt"));
+  ASSERT_TRUE(journal) << journal.error().message;
+  ASSERT_EQ(journal->size(), 2u);
+  EXPECT_EQ((*journal)[1].code, 43);
+}
+
+TEST(KernelXidParser, ARefusedOrCutShortReadIsNeverAnEmptyLog) {
+  const auto refused = parse_kernel_xids(read_test_data("kernel-log/dmesg-restricted.txt"));
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().message, "dmesg exited 1: dmesg: read kernel buffer failed: Operation not permitted");
+  EXPECT_FALSE(parse_kernel_xids("")) << "no rc line: the probe was cut short";
+  EXPECT_FALSE(parse_kernel_xids("NVRM: Xid (PCI:0000:44:00): seventy-nine, x\n@@dmesg-rc 0\n"));
+  const auto none = parse_kernel_xids("@@dmesg-rc 0\n");
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->empty());
+}
+
+TEST(ClockEventParser, ReadsActiveNotActiveAndUnreportedValues) {
+  const auto gpus = parse_clock_events(
+      "00000000:18:00.0, Not Active, Not Active, Not Active, Not Active\n"
+      "00000000:2A:00.0, Active, Active, Not Active, Not Active\n"
+      "00000000:3A:00.0, [N/A], [Not Supported], Not Active, Not Active\n");
+  ASSERT_TRUE(gpus) << gpus.error().message;
+  ASSERT_EQ(gpus->size(), 3u);
+  EXPECT_EQ((*gpus)[0].hw_slowdown, false);
+  EXPECT_EQ((*gpus)[1].hw_thermal_slowdown, true);
+  EXPECT_FALSE((*gpus)[2].hw_slowdown.has_value());
+  EXPECT_FALSE(parse_clock_events("00000000:18:00.0, Maybe, Not Active, Not Active, Not Active\n"));
+  EXPECT_FALSE(parse_clock_events("00000000:18:00.0, Not Active\n"));
+  EXPECT_FALSE(parse_clock_events("\n"));
+}
+
+TEST(FabricParser, ReadsTheRealStates) {
+  // The values NVIDIA's tools print (NVIDIA/NVSentinel #883, Azure/azhpc-images #506) and the
+  // real H200's "N/A" (tests/data/nvidia-smi/h200-1gpu/nvidia-smi-q.txt, Fabric section).
+  const auto gpus = parse_fabric("00000000:18:00.0, Completed, Success\n00000000:2A:00.0, In Progress, N/A\n"
+                                 "00000000:3A:00.0, Completed, Insufficient Resources\n");
+  ASSERT_TRUE(gpus) << gpus.error().message;
+  EXPECT_EQ((*gpus)[1].state, "In Progress");
+  EXPECT_EQ((*gpus)[2].status, "Insufficient Resources");
+  EXPECT_FALSE(parse_fabric("00000000:18:00.0, Completed\n"));
+}
+
+class HealthChecks : public ::testing::Test {
+ protected:
+  HealthChecks() : inventory(testing::example_inventory()), node(inventory.nodes[1]) {
+    std::vector<GpuInfo> gpus;
+    std::vector<GpuClockEvents> clocks;
+    std::vector<GpuFabric> fabric;
+    for (int i = 0; i < 8; ++i) {
+      GpuInfo gpu;
+      gpu.index = i;
+      gpu.temperature_c = 30 + i;
+      gpus.push_back(gpu);
+      const auto bus = fmt::format("00000000:{:02X}:00.0", 0x18 + i);
+      clocks.push_back({bus, false, false, false, false});
+      fabric.push_back({bus, "Completed", "Success"});
+    }
+    state.facts.gpus = Fact<std::vector<GpuInfo>>::of(gpus);
+    state.facts.clock_events = Fact<std::vector<GpuClockEvents>>::of(clocks);
+    state.facts.fabric = Fact<std::vector<GpuFabric>>::of(fabric);
+    state.facts.xid_events = Fact<std::vector<XidEvent>>::of({});
+    node.gpu.count = 8;
+    node.gpu.model = "H100";
+    node.gpu.max_temperature_c = 85;
+  }
+
+  CheckResult run(const std::string& name) {
+    const auto results = run_checks({name}, CheckInput{inventory, node, fixture.program, state});
+    EXPECT_EQ(results.size(), 1u);
+    return results.at(0);
+  }
+
+  Inventory inventory;
+  Node node;
+  NodeState state;
+  testing::ProgramFixture fixture{std::vector<testing::StepSpec>{}};
+};
+
+TEST_F(HealthChecks, HealthyNodePassesEveryHealthCheck) {
+  for (const auto* name : {"xid_events", "clock_slowdown", "gpu_temperature", "fabric_state"})
+    EXPECT_EQ(run(name).status, CheckStatus::pass) << name << ": " << run(name).detail;
+  EXPECT_EQ(run("xid_events").observed, "none since boot");
+  EXPECT_EQ(run("gpu_temperature").observed, "hottest 37 C");
+}
+
+TEST_F(HealthChecks, XidsFailWithTheCataloguedActionAndApplicationXidsPass) {
+  const auto xids = parse_kernel_xids(read_test_data("kernel-log/dmesg-xids.txt"));
+  ASSERT_TRUE(xids);
+  state.facts.xid_events = Fact<std::vector<XidEvent>>::of(*xids);
+  const auto result = run("xid_events");
+  EXPECT_EQ(result.status, CheckStatus::fail);
+  EXPECT_NE(result.observed.find("Xid 79 on 0000:44:00 (GPU has fallen off the bus)"), std::string::npos) << result.observed;
+  EXPECT_NE(result.observed.find("Xid 14 on 0000:03:00 (not in gpuctl's table)"), std::string::npos) << result.observed;
+  EXPECT_NE(result.detail.find("Xid 79: drain the node and reboot it"), std::string::npos) << result.detail;
+  EXPECT_NE(result.detail.find("Xid 63: drain the node and reset the GPU"), std::string::npos) << result.detail;
+
+  // A storm of one Xid is one line; application-side Xids alone pass, listed.
+  state.facts.xid_events = Fact<std::vector<XidEvent>>::of({{"0000:18:00", 94, "x"}, {"0000:18:00", 94, "y"}, {"0000:2a:00", 13, "z"}});
+  const auto benign = run("xid_events");
+  EXPECT_EQ(benign.status, CheckStatus::pass);
+  EXPECT_NE(benign.observed.find("Xid 94 on 0000:18:00 x2 (contained ECC error"), std::string::npos) << benign.observed;
+
+  state.facts.xid_events = Fact<std::vector<XidEvent>>::absent("dmesg exited 1: dmesg: read kernel buffer failed: Operation not permitted");
+  EXPECT_EQ(run("xid_events").status, CheckStatus::error) << "an unreadable log is never 'no Xid'";
+}
+
+TEST_F(HealthChecks, ThermalSlowdownNamesItsCauseAndUnknownReasonsAreErrors) {
+  auto clocks = *state.facts.clock_events.value;
+  clocks[2].hw_slowdown = true;
+  clocks[2].hw_thermal_slowdown = true;
+  state.facts.clock_events = Fact<std::vector<GpuClockEvents>>::of(clocks);
+  const auto slowed = run("clock_slowdown");
+  EXPECT_EQ(slowed.status, CheckStatus::fail);
+  EXPECT_EQ(slowed.observed, "GPU 00000000:1A:00.0: HW thermal slowdown");
+  EXPECT_NE(slowed.detail.find("airflow"), std::string::npos);
+
+  clocks[2] = {clocks[2].pci_bus_id, std::nullopt, false, false, false};
+  state.facts.clock_events = Fact<std::vector<GpuClockEvents>>::of(clocks);
+  EXPECT_EQ(run("clock_slowdown").status, CheckStatus::error);
+  state.facts.clock_events = Fact<std::vector<GpuClockEvents>>::absent("nvidia-smi: not found");
+  EXPECT_EQ(run("clock_slowdown").status, CheckStatus::error);
+}
+
+TEST_F(HealthChecks, TemperatureAboveTheDeclaredLimitFailsAndNoLimitSkips) {
+  auto gpus = *state.facts.gpus.value;
+  gpus[5].temperature_c = 94;
+  state.facts.gpus = Fact<std::vector<GpuInfo>>::of(gpus);
+  const auto hot = run("gpu_temperature");
+  EXPECT_EQ(hot.status, CheckStatus::fail);
+  EXPECT_EQ(hot.observed, "GPU 5 at 94 C");
+  EXPECT_EQ(hot.expected, "<= 85 C");
+  gpus[5].temperature_c.reset();
+  gpus[4].temperature_c = 50;
+  state.facts.gpus = Fact<std::vector<GpuInfo>>::of(gpus);
+  EXPECT_EQ(run("gpu_temperature").status, CheckStatus::error) << "a temperature not reported is no pass";
+  node.gpu.max_temperature_c.reset();
+  EXPECT_EQ(run("gpu_temperature").status, CheckStatus::skipped);
+}
+
+TEST_F(HealthChecks, FabricNotCompletedFailsAndNoFabricOnAnNvswitchBoardIsAnError) {
+  auto fabric = *state.facts.fabric.value;
+  fabric[0].state = "Not Started";
+  fabric[0].status = "N/A";
+  fabric[3].status = "Insufficient Resources";
+  state.facts.fabric = Fact<std::vector<GpuFabric>>::of(fabric);
+  const auto bad = run("fabric_state");
+  EXPECT_EQ(bad.status, CheckStatus::fail);
+  EXPECT_EQ(bad.observed, "GPU 00000000:18:00.0: Not Started; GPU 00000000:1B:00.0: Completed, Insufficient Resources");
+  EXPECT_NE(bad.detail.find("fabric manager is not running"), std::string::npos);
+
+  for (auto& gpu : fabric) gpu = {gpu.pci_bus_id, "N/A", "N/A"};
+  state.facts.fabric = Fact<std::vector<GpuFabric>>::of(fabric);
+  EXPECT_EQ(run("fabric_state").status, CheckStatus::error);
+  node.gpu.count = 1;  // the real H200 VM: no NVSwitch, so no fabric to register with
+  EXPECT_EQ(run("fabric_state").status, CheckStatus::skipped);
+}
+
+}  // namespace
+}  // namespace gpuctl
