@@ -127,7 +127,10 @@ void replace_cards(const WorkflowContext& context, std::unique_ptr<Transport> tr
     return;
   }
   transport.reset();  // the session opens its own connection
-  workflow::converge_verify_record(context, report);
+  // A new card gets DCGM's diagnostic (level 2 unless gpu.dcgm_diag.replace_gpu_level says
+  // otherwise) inside verify, so a failing card keeps the node out of service.
+  const Node& node = *context.session.nodes().at(0);
+  workflow::converge_verify_record(context, report, node.gpu.replace_gpu_diag_level);
 }
 
 }  // namespace

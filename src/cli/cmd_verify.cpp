@@ -110,7 +110,7 @@ void register_verify_command(CLI::App& app, GlobalOptions& globals, int& exit_co
       "verify",
       "Prove each node's state: nouveau not loaded, driver version, GPU count and model, ECC and row remaps, "
       "persistence mode, PCIe width, NVLink topology (gpu.nvlink), CUDA/NCCL and a real NCCL all-reduce "
-      "(gpu.nccl_allreduce), nccl.conf, services.\n"
+      "(gpu.nccl_allreduce), DCGM's diagnostic (gpu.dcgm_diag), nccl.conf, services.\n"
       "Exit codes: 0 every check passed, 3 a check failed or could not run, 4 a node unreachable.\n"
       "Example: gpuctl verify cluster.yaml --junit verify.xml --html verify.html --prom /var/lib/prometheus/node-exporter/gpuctl.prom");
   add_target_options(*cmd, options.target, /*inventory_required=*/false);

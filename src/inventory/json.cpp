@@ -39,6 +39,8 @@ ordered_json node_json(const Node& node) {
                              {"message_size", n->message_bytes},
                              {"iterations", n->iterations}};
   }
+  if (const auto& g = node.gpu.dcgm_diag)
+    gpu["dcgm_diag"] = {{"enabled", g->enabled}, {"level", g->level}, {"replace_gpu_level", node.gpu.replace_gpu_diag_level}};
   ordered_json out{{"name", node.name}, {"groups", node.groups}, {"connection", connection}, {"gpu", gpu},
                    {"ib_hcas", node.ib_hcas}, {"rack", node.rack}};
   out["pdu_capacity_watts"] = node.pdu_capacity_watts ? ordered_json(*node.pdu_capacity_watts) : ordered_json(nullptr);

@@ -45,6 +45,12 @@ void overlay(const RawSettings& s, Node& node, std::map<std::string, Pos>& addre
     if (s.nccl_message_bytes.value) nccl.message_bytes = *s.nccl_message_bytes.value;
     if (s.nccl_iterations.value) nccl.iterations = *s.nccl_iterations.value;
   }
+  if (s.dcgm_enabled.value || s.dcgm_level.value) {
+    auto& dcgm = node.gpu.dcgm_diag ? *node.gpu.dcgm_diag : node.gpu.dcgm_diag.emplace();
+    if (s.dcgm_enabled.value) dcgm.enabled = *s.dcgm_enabled.value;
+    if (s.dcgm_level.value) dcgm.level = *s.dcgm_level.value;
+  }
+  if (s.dcgm_replace_gpu_level.value) node.gpu.replace_gpu_diag_level = *s.dcgm_replace_gpu_level.value;
   if (s.ib_hcas.value) node.ib_hcas = *s.ib_hcas.value;
   if (s.rack.value) node.rack = *s.rack.value, sources.rack = s.rack.pos;
   if (s.pdu_capacity_watts.value)

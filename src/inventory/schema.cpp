@@ -21,9 +21,10 @@ const Keys k_group_keys{"hosts", "vars"};
 const Keys k_settings_keys{"address", "port", "user", "become", "identity_file", "known_hosts",
                            "host_key_checking", "connect_timeout", "command_timeout", "connection",
                            "gpu", "ib_hcas", "rack", "pdu_capacity_watts", "labels"};
-const Keys k_gpu_keys{"model", "count", "power_watts", "nvswitch", "max_temperature_c", "nvlink", "nccl_allreduce"};
+const Keys k_gpu_keys{"model", "count", "power_watts", "nvswitch", "max_temperature_c", "nvlink", "nccl_allreduce", "dcgm_diag"};
 const Keys k_nvlink_keys{"connection", "links_per_gpu", "min_link_speed"};
 const Keys k_nccl_allreduce_keys{"enabled", "min_busbw", "message_size", "iterations"};
+const Keys k_dcgm_diag_keys{"enabled", "level", "replace_gpu_level"};
 const Keys k_host_key_policies{"strict", "accept-new"};
 const Keys k_connections{"ssh", "local"};
 
@@ -63,6 +64,22 @@ void decode_nccl_allreduce(Decoder& d, const YamlNode& node, std::string_view wh
     set(out.nccl_iterations, d.integer(*n, "'gpu.nccl_allreduce.iterations'", 1, 1000), *n);
 }
 
+// Like gpu.nccl_allreduce: an empty map declares the check (level 1). Level 4 (hours) is left out
+// on purpose: verify is not the place for it.
+void decode_dcgm_diag(Decoder& d, const YamlNode& node, std::string_view where, RawSettings& out) {
+  auto view = d.map(node, fmt::format("'gpu.dcgm_diag' of {}", where), k_dcgm_diag_keys);
+  if (!view) return;
+  // Only replace_gpu_level: replace-gpu's setting alone, verify does not run the diagnostic.
+  if (view->entries().empty() || view->get("enabled") || view->get("level")) {
+    out.dcgm_enabled.pos = {node.line, node.column};
+    if (!out.dcgm_enabled.value) out.dcgm_enabled.value = true;
+  }
+  if (const auto* n = view->get("enabled")) set(out.dcgm_enabled, d.boolean(*n, "'gpu.dcgm_diag.enabled'"), *n);
+  if (const auto* n = view->get("level")) set(out.dcgm_level, d.integer(*n, "'gpu.dcgm_diag.level'", 1, 3), *n);
+  if (const auto* n = view->get("replace_gpu_level"))
+    set(out.dcgm_replace_gpu_level, d.integer(*n, "'gpu.dcgm_diag.replace_gpu_level'", 0, 3), *n);
+}
+
 void decode_gpu(Decoder& d, const YamlNode& node, std::string_view where, RawSettings& out) {
   auto view = d.map(node, fmt::format("'gpu' of {}", where), k_gpu_keys);
   if (!view) return;
@@ -75,6 +92,7 @@ void decode_gpu(Decoder& d, const YamlNode& node, std::string_view where, RawSet
     set(out.gpu_max_temperature, d.integer(*n, "'gpu.max_temperature_c'", 20, 120), *n);
   if (const auto* n = view->get("nvlink")) decode_nvlink(d, *n, where, out);
   if (const auto* n = view->get("nccl_allreduce")) decode_nccl_allreduce(d, *n, where, out);
+  if (const auto* n = view->get("dcgm_diag")) decode_dcgm_diag(d, *n, where, out);
 }
 
 // Each HCA is checked at its own position in the list.

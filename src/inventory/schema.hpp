@@ -50,6 +50,8 @@ struct RawSettings {
   Field<double> nccl_min_busbw;
   Field<std::int64_t> nccl_message_bytes;
   Field<int> nccl_iterations;
+  Field<bool> dcgm_enabled;
+  Field<int> dcgm_level, dcgm_replace_gpu_level;
   Field<std::vector<std::string>> ib_hcas;
   std::map<std::string, Field<std::string>> labels;
 };

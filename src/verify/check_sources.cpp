@@ -68,6 +68,12 @@ void cite_source(CheckResult& result, const CheckInput& input) {
     if (input.state.slurm_node) result.output = facts::trim_output(input.state.slurm_node->output, k_source_output_limit);
     return;
   }
+  if (name == "dcgm_diag" && input.dcgm_diag) {
+    result.command = input.dcgm_diag->command.empty() ? fmt::format("dcgmi diag -r {} -j", input.dcgm_diag->level)
+                                                      : input.dcgm_diag->command;
+    result.output = facts::trim_output(input.dcgm_diag->output, k_source_output_limit);
+    return;
+  }
   if (name == "nccl_conf") {
     result.command = "sha256sum /etc/nccl.conf";
     const auto it = input.state.files.find("/etc/nccl.conf");

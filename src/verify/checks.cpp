@@ -2,6 +2,7 @@
 
 #include "check_result.hpp"
 #include "check_sources.hpp"
+#include "dcgm_check.hpp"
 #include "gpu_checks.hpp"
 #include "health_checks.hpp"
 
@@ -259,6 +260,7 @@ const std::map<std::string, CheckFunction>& registry() {
        }},
       {"nvlink_topology", nvlink_topology},
       {"nccl_allreduce", nccl_allreduce},
+      {"dcgm_diag", check_dcgm_diag},
       {"slurmd_active", [](const CheckInput& in) { return service_active(in, "slurmd"); }},
       {"slurmd_registered", slurmd_registered},
       {"slurmctld_active", [](const CheckInput& in) { return service_active(in, "slurmctld"); }},
@@ -323,6 +325,7 @@ const std::vector<CheckInfo>& known_checks() {
       {"nccl_conf", "/etc/nccl.conf matches the inventory"},
       {"nvlink_topology", "every GPU pair linked as gpu.nvlink declares, every NVLink up"},
       {"nccl_allreduce", "an NCCL all-reduce over all GPUs sums correctly, bus bandwidth >= gpu.nccl_allreduce.min_busbw"},
+      {"dcgm_diag", "DCGM's diagnostic (dcgmi diag -r gpu.dcgm_diag.level) passes every test on every GPU"},
       {"slurmd_active", "slurmd running"},
       {"slurmd_registered", "the node is up in Slurm (not down or drained) with the inventory's GPUs as GRES"},
       {"slurmctld_active", "slurmctld running"},

@@ -2,6 +2,7 @@
 #include <gpuctl/verify/checks.hpp>
 #include <gpuctl_build_paths.hpp>
 
+#include "dcgm_test_documents.hpp"
 #include "nvlink_test_state.hpp"
 #include "program_builder.hpp"
 #include "template_test_inventory.hpp"
@@ -84,7 +85,7 @@ TEST_F(Checks, EveryKnownCheckPassesOnAHealthyNode) {
   state.files["/etc/nccl.conf"] = ObservedFile{true, "", util::sha256_hex("NCCL_DEBUG=WARN\n"), 0644, "root", "root"};
   std::vector<std::string> names;
   for (const auto& info : known_checks()) names.push_back(info.name);
-  EXPECT_EQ(names.size(), 25u);
+  EXPECT_EQ(names.size(), 26u);
   // The checks that are skipped unless declared: declared, on a healthy 8-GPU board.
   node.gpu.max_temperature_c = 85;
   std::vector<GpuClockEvents> clocks;
@@ -102,7 +103,9 @@ TEST_F(Checks, EveryKnownCheckPassesOnAHealthyNode) {
   node.gpu.nccl_allreduce->min_busbw_gbs = 380;
   testing::set_nvlink_facts(state.facts);
   nccl_run = testing::program_run(8, 409.1, 0);
-  const auto results = run_checks(names, CheckInput{inventory, node, fixture.program, state, nccl_run ? &*nccl_run : nullptr});
+  node.gpu.dcgm_diag = DcgmDiagSpec{};
+  const ObservedDcgmDiag dcgm_run{1, "dcgmi diag -r 1 -j", 0, testing::dcgm4_document_around_test("Hardware"), {}};
+  const auto results = run_checks(names, CheckInput{inventory, node, fixture.program, state, nccl_run ? &*nccl_run : nullptr, &dcgm_run});
   ASSERT_EQ(results.size(), names.size());
   for (const auto& r : results) EXPECT_EQ(r.status, CheckStatus::pass) << r.name << ": " << r.detail << r.observed;
 }

@@ -62,7 +62,8 @@ struct WorkflowContext {
 // its jobs (SessionOptions::drain_timeout); checks that inventory gpu.count GPUs are visible to nvidia-smi
 // (and to lspci when installed); resets the volatile and aggregate ECC counters of each new
 // card (nvidia-smi -i SLOT -p 0 / -p 1); restarts a running nvidia-persistenced so the new
-// card is in persistence mode; plans and applies the node's playbooks; verifies;
+// card is in persistence mode; plans and applies the node's playbooks; verifies, with DCGM's
+// diagnostic at gpu.dcgm_diag.replace_gpu_level (2 by default; 0: none) over all GPUs;
 // records the new facts (and so the new serials in the slot history); resumes the node in
 // Slurm when it verified, else leaves it drained with the reason. A step that fails ends
 // the workflow with outcome failed (or unreachable) and its reason. Errors: not_found when

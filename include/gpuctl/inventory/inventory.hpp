@@ -33,12 +33,21 @@ struct NcclAllreduceSpec {
   int iterations = 20;                      // timed, after one warm-up
 };
 
+// `gpu.dcgm_diag`: DCGM's diagnostic (`dcgmi diag -r LEVEL`), verify's dcgm_diag check.
+struct DcgmDiagSpec {
+  bool enabled = true;      // verify runs it
+  int level = 1;            // 1 (seconds), 2 (minutes), 3 (about half an hour)
+};
+
 struct GpuSpec {
   std::string model;                  // e.g. "H100", "H200", "A100"
   int count = 0;                      // GPUs per node
   std::optional<int> power_watts;     // board power per GPU, for PDU headroom lint
   std::optional<NvlinkSpec> nvlink{};  // absent: nvlink_topology is skipped
   std::optional<NcclAllreduceSpec> nccl_allreduce{};  // absent: nccl_allreduce is skipped
+  std::optional<DcgmDiagSpec> dcgm_diag{};  // absent: dcgm_diag is skipped by verify
+  // The -r level replace-gpu runs on the new card before the node is resumed; 0: none.
+  int replace_gpu_diag_level = 2;
   // The GPUs are linked by NVSwitch (HGX/DGX boards): the fabric manager must run at the driver's
   // version. Absent: implied by the board (has_nvswitch).
   std::optional<bool> nvswitch{};

@@ -6,6 +6,7 @@
 #include <gpuctl/inventory/inventory.hpp>
 #include <gpuctl/plan/node_state.hpp>
 #include <gpuctl/plan/program.hpp>
+#include <gpuctl/verify/dcgm_run.hpp>
 #include <gpuctl/verify/nccl_run.hpp>
 
 #include <string>
@@ -38,6 +39,9 @@ struct CheckInput {
   // What verify's NCCL all-reduce printed on the node; null when it did not run (plan never
   // runs it; verify runs it only where the inventory declares gpu.nccl_allreduce).
   const ObservedNcclRun* nccl_allreduce = nullptr;
+  // What verify's DCGM diagnostic printed; null when it did not run (only verify runs it, where
+  // the inventory declares gpu.dcgm_diag, and replace-gpu).
+  const ObservedDcgmDiag* dcgm_diag = nullptr;
 };
 
 // The checks gpuctl knows, in display order, with one-line descriptions.

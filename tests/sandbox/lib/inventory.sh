@@ -70,11 +70,13 @@ EOI
   # The stand-in nvidia-smi links every GPU pair with NV18 (18 links each); one GPU has none.
   local nvlink=""
   ((gpus > 1)) && nvlink=", nvlink: {connection: NV18, links_per_gpu: 18, min_link_speed: 26}"
+  # The sandbox has no DCGM stand-in yet (issue #19): replace-gpu's default level-2 diagnostic
+  # would be an error there, so the sandbox turns it off.
   cat <<EOI
   gpu:
     hosts: "node[01-$last]"
     vars:
-      gpu: {model: $model, count: $gpus, power_watts: 700, max_temperature_c: 85$nvlink}
+      gpu: {model: $model, count: $gpus, power_watts: 700, max_temperature_c: 85$nvlink, dcgm_diag: {replace_gpu_level: 0}}
       pdu_capacity_watts: $(( (n < 8 ? n : 8) * gpus * 700 * 5 / 4 + 2000 ))
 
 hosts:
