@@ -50,6 +50,10 @@ struct RawSettings {
   Field<std::int64_t> nccl_message_bytes;
   Field<int> nccl_iterations;
   Field<std::vector<std::string>> ib_hcas;
+  // `ib`, key by key like `gpu`.
+  Field<double> ib_rate;
+  Field<std::string> ib_link_layer;
+  Field<bool> ib_gpudirect_rdma;
   std::map<std::string, Field<std::string>> labels;
 };
 
@@ -80,6 +84,7 @@ struct RawInventory {
   Pos cluster_pos;
   Pos controller_pos;
   Pos prometheus_pos;
+  Pos nccl_ib_hca_pos;  // the value of cluster.nccl.NCCL_IB_HCA, for the lint about it
   std::vector<RawPartition> partitions;
   RawSettings defaults;
   std::vector<RawGroup> groups;

@@ -173,6 +173,7 @@ facts::CollectOptions node_probe_options(const NodeProgram& program, ProbePurpos
   const auto wants = [&](std::string_view check) { return std::ranges::find(checks, check) != checks.end(); };
   options.row_remapper = purpose == ProbePurpose::verify && wants("row_remap");
   options.topology = purpose == ProbePurpose::verify && wants("nvlink_topology");
+  options.infiniband = purpose == ProbePurpose::verify && (wants("ib_ports") || wants("nccl_ib_hca"));
   return options;
 }
 

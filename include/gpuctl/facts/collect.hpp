@@ -37,6 +37,9 @@ struct CollectOptions {
   // `nvlink -s`, the nvlink_topology check). `gpuctl facts` asks for all; plan for none.
   bool row_remapper = true;
   bool topology = true;
+  // The RDMA ports in /sys/class/infiniband (the ib_ports and nccl_ib_hca checks): shell reads
+  // only, no process. `gpuctl facts` asks; plan never; verify where those checks run.
+  bool infiniband = true;
   // A POSIX sh function body run last in the batch as probe k_state_probe (empty: none).
   std::string state_script;
 };
