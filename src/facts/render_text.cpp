@@ -118,7 +118,8 @@ std::string render_facts_text(const NodeFacts& facts) {
   out += fmt::format("  driver {}, CUDA {}, NCCL {}\n", driver, text_or_absent(facts.cuda_version, show_string),
                      text_or_absent(facts.nccl_version, show_string));
   out += fmt::format("  modules: {}\n", gpu_modules(facts));
-  if (!facts.gpus.present()) return out + fmt::format("  GPUs: absent ({})\n", facts.gpus.absent_reason);
+  if (!facts.gpus.present())
+    return out + fmt::format("  GPUs: absent ({})\n", facts.gpus.absent_reason) + infiniband_summary(facts);
   out += fmt::format("  {:<3} {:<14} {:<17} {:>10} {:<7} {:<4} {:<11} {:<7} {:<11} {:>5} {:>8}\n", "GPU", "NAME",
                      "BUS ID", "MEMORY", "PERSIST", "ECC", "UNCORR V/A", "REMAP", "PCIE", "TEMP", "POWER");
   for (const auto& gpu : *facts.gpus.value) {

@@ -78,6 +78,7 @@ CheckResult check_ib_ports(const CheckInput& in) {
   if (!fact.present()) return cannot_run(absent_reason(fact, "InfiniBand ports"));
 
   PortFindings findings;
+  std::vector<std::string> missing;  // one fix for all of them: the cause is usually shared
   std::size_t checked = 0;
   for (const auto& item : node.ib_hcas) {
     const auto hca = parse_hca_item(item);
@@ -90,10 +91,7 @@ CheckResult check_ib_ports(const CheckInput& in) {
     }
     if (!present || selected.empty()) {
       findings.observed.push_back(present ? fmt::format("{} has no port {}", hca.name, *hca.port) : hca.name + " missing");
-      findings.fixes.push_back(fmt::format(
-          "{}: not in /sys/class/infiniband: check that the card is seated, its driver (mlx5_core, mlx5_ib) loaded, "
-          "and its name (ibv_devices)",
-          item));
+      missing.push_back(item);
       continue;
     }
     for (const auto* port : selected) {
@@ -101,6 +99,11 @@ CheckResult check_ib_ports(const CheckInput& in) {
       judge_port(*port, spec, findings);
     }
   }
+  if (!missing.empty())
+    findings.fixes.insert(findings.fixes.begin(),
+                          fmt::format("{}: not in /sys/class/infiniband: check that the card is seated, its driver "
+                                      "(mlx5_core, mlx5_ib) loaded, and its name (ibv_devices)",
+                                      util::join(missing, ", ")));
   if (!findings.observed.empty()) {
     auto detail = util::join(findings.fixes, "; ");
     if (!findings.unknown.empty()) detail += "; also unknown: " + util::join(findings.unknown, ", ");
