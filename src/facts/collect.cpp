@@ -164,6 +164,12 @@ void fill_health(NodeFacts& facts, const Probes& probes) {
   }
 }
 
+// The node's RDMA ports; an empty list when it has none (no /sys/class/infiniband).
+void fill_infiniband(NodeFacts& facts, const Probes& probes) {
+  facts.infiniband =
+      parse_fact<std::vector<InfinibandPort>>(probes, "infiniband", "/sys/class/infiniband", parse_infiniband_ports);
+}
+
 std::string random_nonce() {
   std::random_device device;
   return fmt::format("{:08x}{:08x}", device(), device());
@@ -198,6 +204,7 @@ NodeFacts facts_from_probes(std::string node, const Probes& probes) {
   fill_gpus(facts, probes);
   fill_nvlink(facts, probes);
   fill_health(facts, probes);
+  fill_infiniband(facts, probes);
   fill_sources(facts, probes);
   return facts;
 }

@@ -139,6 +139,13 @@ ordered_json node_json(const NodeFacts& facts) {
   j["clock_events"] = fact_json(facts.clock_events, clock_events_json);
   j["fabric"] = fact_json(facts.fabric, fabric_json);
   j["xid_events"] = fact_json(facts.xid_events, xid_events_json);
+  j["infiniband"] = fact_json(facts.infiniband, [](const std::vector<InfinibandPort>& ports) {
+    auto list = ordered_json::array();
+    for (const auto& p : ports)
+      list.push_back(ordered_json{{"hca", p.hca}, {"port", p.port}, {"state", p.state}, {"phys_state", p.phys_state},
+                      {"rate", p.rate}, {"rate_gbps", optional_json(p.rate_gbps)}, {"link_layer", p.link_layer}});
+    return list;
+  });
   if (!facts.packages_absent_reason.empty()) j["packages"] = ordered_json{{"absent", facts.packages_absent_reason}};
   else j["packages"] = ordered_json(facts.packages);
   return j;

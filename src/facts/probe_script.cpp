@@ -106,6 +106,18 @@ std::string driver_origin_probe() {
       k_runfile_marks, k_packaged_nvidia_smi);
 }
 
+// Every RDMA port's state, physical state, rate and link layer, read by the shell's own `read`
+// (one system call per byte of a one-line file: no process per file). A file that cannot be
+// read (the kernel's query failed) prints an empty value, which stays unknown.
+constexpr std::string_view k_infiniband_probe =
+    "[ -e /sys/class/infiniband ] || { echo no_infiniband; return 0; }; "
+    "[ -r /sys/class/infiniband ] && [ -x /sys/class/infiniband ] || "
+    "{ echo '/sys/class/infiniband: Permission denied' >&2; return 1; }; "
+    "for p in /sys/class/infiniband/*/ports/*; do [ -d \"$p\" ] || continue; "
+    "d=${p%/ports/*}; printf 'port %s %s\\n' \"${d##*/}\" \"${p##*/}\"; "
+    "for f in state phys_state rate link_layer; do v=; "
+    "[ -r \"$p/$f\" ] && IFS= read -r v < \"$p/$f\"; printf '%s=%s\\n' \"$f\" \"$v\"; done; done; return 0";
+
 std::vector<Probe> probes(const CollectOptions& options) {
   std::vector<Probe> list{
       {"os_release", "show /etc/os-release 2>/dev/null || show /usr/lib/os-release"},
@@ -148,6 +160,7 @@ std::vector<Probe> probes(const CollectOptions& options) {
     list.push_back({"kernel_xids", require("dmesg") +
                                        "{ dmesg; echo \"@@dmesg-rc $?\"; } 2>&1 | grep -e 'NVRM: Xid' -e '^@@dmesg-rc' -e '^dmesg: '; "
                                        "return 0"});
+  if (options.infiniband) list.push_back({"infiniband", std::string(k_infiniband_probe)});
   if (!options.state_script.empty()) list.push_back({k_state_probe, options.state_script});
   return list;
 }
@@ -195,6 +208,7 @@ std::string probe_command(std::string_view name, const CollectOptions& options) 
   if (name == "clock_events") return clock_events_command();
   if (name == "fabric") return fabric_command();
   if (name == "kernel_xids") return "dmesg | grep 'NVRM: Xid'";
+  if (name == "infiniband") return "grep . /sys/class/infiniband/*/ports/*/{state,phys_state,rate,link_layer}";
   if (name == "packages") return dpkg_query_command(options);
   if (name == "driver_origin")
     return fmt::format("dpkg-query -S \"$(command -v nvidia-smi)\"; ls -d {}", k_runfile_marks);

@@ -93,6 +93,18 @@ std::string nvlink_summary(const NodeFacts& facts) {
   return out;
 }
 
+// One line per RDMA port; "no HCAs" when the node has none.
+std::string infiniband_summary(const NodeFacts& facts) {
+  if (!facts.infiniband.present()) return fmt::format("  InfiniBand: absent ({})\n", facts.infiniband.absent_reason);
+  if (facts.infiniband.value->empty()) return "  InfiniBand: no HCAs\n";
+  std::string out;
+  const auto known = [](const std::string& text) { return text.empty() ? std::string("?") : text; };
+  for (const auto& p : *facts.infiniband.value)
+    out += fmt::format("  InfiniBand {}:{}: {} {}, {}, {}\n", p.hca, p.port, known(p.state), known(p.phys_state),
+                       known(p.rate), known(p.link_layer));
+  return out;
+}
+
 }  // namespace
 
 std::string render_facts_text(const NodeFacts& facts) {
@@ -106,7 +118,8 @@ std::string render_facts_text(const NodeFacts& facts) {
   out += fmt::format("  driver {}, CUDA {}, NCCL {}\n", driver, text_or_absent(facts.cuda_version, show_string),
                      text_or_absent(facts.nccl_version, show_string));
   out += fmt::format("  modules: {}\n", gpu_modules(facts));
-  if (!facts.gpus.present()) return out + fmt::format("  GPUs: absent ({})\n", facts.gpus.absent_reason);
+  if (!facts.gpus.present())
+    return out + fmt::format("  GPUs: absent ({})\n", facts.gpus.absent_reason) + infiniband_summary(facts);
   out += fmt::format("  {:<3} {:<14} {:<17} {:>10} {:<7} {:<4} {:<11} {:<7} {:<11} {:>5} {:>8}\n", "GPU", "NAME",
                      "BUS ID", "MEMORY", "PERSIST", "ECC", "UNCORR V/A", "REMAP", "PCIE", "TEMP", "POWER");
   for (const auto& gpu : *facts.gpus.value) {
@@ -129,7 +142,7 @@ std::string render_facts_text(const NodeFacts& facts) {
       if (!is_not_applicable(raw)) failed += fmt::format("{}{} = {}", failed.empty() ? "" : ", ", field, raw.empty() ? "(empty)" : raw);
     if (!failed.empty()) out += fmt::format("  GPU {} unreadable: {}\n", gpu.index, failed);
   }
-  return out + nvlink_summary(facts);
+  return out + nvlink_summary(facts) + infiniband_summary(facts);
 }
 
 }  // namespace gpuctl::facts

@@ -43,6 +43,10 @@ ordered_json node_json(const Node& node) {
     gpu["dcgm_diag"] = {{"enabled", g->enabled}, {"level", g->level}, {"replace_gpu_level", node.gpu.replace_gpu_diag_level}};
   ordered_json out{{"name", node.name}, {"groups", node.groups}, {"connection", connection}, {"gpu", gpu},
                    {"ib_hcas", node.ib_hcas}, {"rack", node.rack}};
+  if (const auto& ib = node.ib)
+    out["ib"] = {{"rate", ib->min_rate_gbps ? ordered_json(*ib->min_rate_gbps) : ordered_json(nullptr)},
+                 {"link_layer", ib->link_layer.empty() ? ordered_json(nullptr) : ordered_json(ib->link_layer)},
+                 {"gpudirect_rdma", ib->gpudirect_rdma}};
   out["pdu_capacity_watts"] = node.pdu_capacity_watts ? ordered_json(*node.pdu_capacity_watts) : ordered_json(nullptr);
   out["labels"] = node.labels;
   return out;
@@ -130,6 +134,10 @@ std::string describe_node_settings(const Node& node) {
   else
     out += "  gpu: none\n";
   if (!node.ib_hcas.empty()) out += fmt::format("  ib_hcas: {}\n", util::join(node.ib_hcas, ","));
+  if (const auto& ib = node.ib)
+    out += fmt::format("  ib: rate {}, link_layer {}, gpudirect_rdma {}\n",
+                       ib->min_rate_gbps ? fmt::format("{}", *ib->min_rate_gbps) : "any",
+                       ib->link_layer.empty() ? "any" : ib->link_layer, ib->gpudirect_rdma);
   if (!node.rack.empty()) out += fmt::format("  rack: {}\n", node.rack);
   if (node.pdu_capacity_watts) out += fmt::format("  pdu_capacity_watts: {}\n", *node.pdu_capacity_watts);
   for (const auto& [key, value] : node.labels) out += fmt::format("  label {}: {}\n", key, value);

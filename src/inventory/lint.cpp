@@ -2,6 +2,7 @@
 #include "resolve.hpp"
 
 #include <gpuctl/inventory/hostlist.hpp>
+#include <gpuctl/inventory/nccl_ib_hca.hpp>
 #include <gpuctl/util/strings.hpp>
 
 #include <fmt/format.h>
@@ -25,6 +26,40 @@ std::string gpu_architecture(std::string_view model) {
   const auto it = k_architectures.find(key);
   return it == k_architectures.end() ? "" : it->second;
 }
+
+namespace {
+
+// cluster.nccl's NCCL_IB_HCA selecting an HCA that a node's ib_hcas does not list: NCCL finds
+// no such device there (with none left it falls back to sockets, or the job fails). One warning
+// per name, naming its hosts by hostlist. An exclusion list (^) cannot select a missing HCA.
+void lint_nccl_ib_hca(const Inventory& inv, const RawInventory& raw, Decoder& d) {
+  const auto it = inv.cluster.nccl.find("NCCL_IB_HCA");
+  if (it == inv.cluster.nccl.end()) return;
+  const auto list = parse_nccl_ib_hca(it->second);
+  if (list.exclude) return;
+  std::vector<std::pair<std::string, std::vector<std::string>>> missing;  // entry -> hosts, in order
+  for (const auto& node : inv.nodes) {
+    if (node.ib_hcas.empty()) continue;
+    for (const auto& entry : list.hcas) {
+      const bool listed = std::ranges::any_of(node.ib_hcas, [&](const std::string& item) {
+        const auto hca = parse_hca_item(item);
+        return nccl_hca_matches(list, entry, hca.name, hca.port);
+      });
+      if (listed) continue;
+      auto at = std::ranges::find(missing, entry.text, &std::pair<std::string, std::vector<std::string>>::first);
+      if (at == missing.end()) at = missing.insert(missing.end(), {entry.text, {}});
+      at->second.push_back(node.name);
+    }
+  }
+  const auto pos = raw.nccl_ib_hca_pos.line > 0 ? raw.nccl_ib_hca_pos : raw.cluster_pos;
+  for (const auto& [entry, hosts] : missing)
+    d.warning_at(pos.line, pos.column,
+                 fmt::format("NCCL_IB_HCA names '{}', which is not among the ib_hcas of host{} '{}'", entry,
+                             hosts.size() == 1 ? "" : "s", hostlist::compress(hosts)),
+                 "NCCL finds no such HCA there: fix NCCL_IB_HCA or the hosts' ib_hcas");
+}
+
+}  // namespace
 
 void lint_inventory(const Resolved& resolved, const RawInventory& raw, Decoder& d) {
   const auto& inv = resolved.inventory;
@@ -94,6 +129,8 @@ void lint_inventory(const Resolved& resolved, const RawInventory& raw, Decoder& 
                    "jobs land on either kind; split the partition or use GRES types");
     }
   }
+
+  lint_nccl_ib_hca(inv, raw, d);
 
   // PDU headroom: keep 20% of each rack's PDU capacity free. The capacity used is the smallest
   // its nodes give; the warning points at that `pdu_capacity_watts` value.

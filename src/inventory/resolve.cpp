@@ -52,6 +52,12 @@ void overlay(const RawSettings& s, Node& node, std::map<std::string, Pos>& addre
   }
   if (s.dcgm_replace_gpu_level.value) node.gpu.replace_gpu_diag_level = *s.dcgm_replace_gpu_level.value;
   if (s.ib_hcas.value) node.ib_hcas = *s.ib_hcas.value;
+  if (s.ib_rate.value || s.ib_link_layer.value || s.ib_gpudirect_rdma.value) {
+    auto& ib = node.ib ? *node.ib : node.ib.emplace();
+    if (s.ib_rate.value) ib.min_rate_gbps = *s.ib_rate.value;
+    if (s.ib_link_layer.value) ib.link_layer = *s.ib_link_layer.value;
+    if (s.ib_gpudirect_rdma.value) ib.gpudirect_rdma = *s.ib_gpudirect_rdma.value;
+  }
   if (s.rack.value) node.rack = *s.rack.value, sources.rack = s.rack.pos;
   if (s.pdu_capacity_watts.value)
     node.pdu_capacity_watts = *s.pdu_capacity_watts.value, sources.pdu_capacity_watts = s.pdu_capacity_watts.pos;

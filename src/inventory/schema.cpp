@@ -20,11 +20,14 @@ const Keys k_top_keys{"cluster", "defaults", "groups", "hosts"};
 const Keys k_group_keys{"hosts", "vars"};
 const Keys k_settings_keys{"address", "port", "user", "become", "identity_file", "known_hosts",
                            "host_key_checking", "connect_timeout", "command_timeout", "connection",
-                           "gpu", "ib_hcas", "rack", "pdu_capacity_watts", "labels"};
+                           "gpu", "ib_hcas", "ib", "rack", "pdu_capacity_watts", "labels"};
 const Keys k_gpu_keys{"model", "count", "power_watts", "nvswitch", "max_temperature_c", "nvlink", "nccl_allreduce", "dcgm_diag"};
 const Keys k_nvlink_keys{"connection", "links_per_gpu", "min_link_speed"};
 const Keys k_nccl_allreduce_keys{"enabled", "min_busbw", "message_size", "iterations"};
 const Keys k_dcgm_diag_keys{"enabled", "level", "replace_gpu_level"};
+const Keys k_ib_keys{"rate", "link_layer", "gpudirect_rdma"};
+// The link layers sysfs names (link_layer of /sys/class/infiniband/<hca>/ports/<n>): RoCE is Ethernet.
+const Keys k_link_layers{"InfiniBand", "Ethernet"};
 const Keys k_host_key_policies{"strict", "accept-new"};
 const Keys k_connections{"ssh", "local"};
 
@@ -95,6 +98,16 @@ void decode_gpu(Decoder& d, const YamlNode& node, std::string_view where, RawSet
   if (const auto* n = view->get("dcgm_diag")) decode_dcgm_diag(d, *n, where, out);
 }
 
+void decode_ib(Decoder& d, const YamlNode& node, std::string_view where, RawSettings& out) {
+  auto view = d.map(node, fmt::format("'ib' of {}", where), k_ib_keys);
+  if (!view) return;
+  if (view->entries().empty())
+    d.error(node, "'ib' declares nothing", "set rate (e.g. 400 for NDR), link_layer or gpudirect_rdma");
+  if (const auto* n = view->get("rate")) set(out.ib_rate, positive_number(d, *n, "'ib.rate'"), *n);
+  if (const auto* n = view->get("link_layer")) set(out.ib_link_layer, d.choice(*n, "'ib.link_layer'", k_link_layers), *n);
+  if (const auto* n = view->get("gpudirect_rdma")) set(out.ib_gpudirect_rdma, d.boolean(*n, "'ib.gpudirect_rdma'"), *n);
+}
+
 // Each HCA is checked at its own position in the list.
 void decode_hcas(Decoder& d, const YamlNode& node, RawSettings& out) {
   auto list = d.string_list(node, "'ib_hcas'");
@@ -160,6 +173,8 @@ RawSettings decode_settings(Decoder& d, const YamlNode& node, const std::string&
       decode_gpu(d, v, where, out);
     } else if (key == "ib_hcas") {
       decode_hcas(d, v, out);
+    } else if (key == "ib") {
+      decode_ib(d, v, where, out);
     } else if (key == "labels") {
       decode_labels(d, v, fmt::format("'labels' of {}", where), out);
     }

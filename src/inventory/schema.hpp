@@ -53,6 +53,10 @@ struct RawSettings {
   Field<bool> dcgm_enabled;
   Field<int> dcgm_level, dcgm_replace_gpu_level;
   Field<std::vector<std::string>> ib_hcas;
+  // `ib`, key by key like `gpu`.
+  Field<double> ib_rate;
+  Field<std::string> ib_link_layer;
+  Field<bool> ib_gpudirect_rdma;
   std::map<std::string, Field<std::string>> labels;
 };
 
@@ -83,6 +87,7 @@ struct RawInventory {
   Pos cluster_pos;
   Pos controller_pos;
   Pos prometheus_pos;
+  Pos nccl_ib_hca_pos;  // the value of cluster.nccl.NCCL_IB_HCA, for the lint about it
   std::vector<RawPartition> partitions;
   RawSettings defaults;
   std::vector<RawGroup> groups;

@@ -68,7 +68,7 @@ void decode_nvidia(Decoder& d, const YamlNode& node, NvidiaSettings& out) {
 }
 
 // NCCL reads /etc/nccl.conf as KEY=VALUE lines (formats.hpp).
-std::map<std::string, std::string> decode_nccl(Decoder& d, const YamlNode& node) {
+std::map<std::string, std::string> decode_nccl(Decoder& d, const YamlNode& node, RawInventory& raw) {
   std::map<std::string, std::string> out;
   for (auto& entry : scalar_map(d, node, "'cluster.nccl'")) {
     const auto at = [&](Pos pos, std::string message, std::string fix) {
@@ -82,8 +82,10 @@ std::map<std::string, std::string> decode_nccl(Decoder& d, const YamlNode& node)
     else if (auto bad = check_nccl_value(entry.value))
       at(entry.value_pos, fmt::format("value '{}' of '{}' in 'cluster.nccl' {}", entry.value, entry.key, *bad),
          std::string(grammar::nccl_value.fix));
-    else
+    else {
+      if (entry.key == "NCCL_IB_HCA") raw.nccl_ib_hca_pos = entry.value_pos;
       out.emplace(std::move(entry.key), std::move(entry.value));
+    }
   }
   return out;
 }
@@ -232,7 +234,7 @@ void decode_cluster(Decoder& d, const YamlNode& node, RawInventory& raw) {
   if (const auto* n = view->get("os_family")) c.os_family = d.choice(*n, "'os_family'", k_os_families).value_or("debian");
   if (const auto* n = view->get("os")) c.os = d.choice(*n, "'os'", profile_os_names()).value_or(c.os);
   if (const auto* n = view->get("nvidia")) decode_nvidia(d, *n, c.nvidia);
-  if (const auto* n = view->get("nccl")) c.nccl = decode_nccl(d, *n);
+  if (const auto* n = view->get("nccl")) c.nccl = decode_nccl(d, *n, raw);
   if (const auto* n = view->get("slurm")) decode_slurm(d, *n, raw);
   if (const auto* n = view->get("monitoring")) decode_monitoring(d, *n, raw);
   attach_profile(d, node, view->get("nvidia"), c);

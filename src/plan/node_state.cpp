@@ -176,6 +176,7 @@ facts::CollectOptions node_probe_options(const NodeProgram& program, ProbePurpos
   options.clock_events = purpose == ProbePurpose::verify && wants("clock_slowdown");
   options.fabric = purpose == ProbePurpose::verify && wants("fabric_state");
   options.kernel_xids = purpose == ProbePurpose::verify && wants("xid_events");
+  options.infiniband = purpose == ProbePurpose::verify && (wants("ib_ports") || wants("nccl_ib_hca"));
   return options;
 }
 

@@ -100,7 +100,8 @@ Variables node_variables(const Inventory& inventory, const Node& node) {
   // node.ib_hcas_csv, node.labels.<key>. One derivation, so a name means one thing.
   flatten_scalars(build_node_context(node), "", v);
   // A template fails on an absent value; a playbook reads it as empty text (`when: node.rack`).
-  for (const char* name : {"node.rack", "node.gpu.model", "node.gpu.type", "node.gpu.power_watts"}) v.try_emplace(name);
+  for (const char* name : {"node.rack", "node.gpu.model", "node.gpu.type", "node.gpu.power_watts", "node.ib.link_layer"})
+    v.try_emplace(name);
   v["cluster.name"] = cluster.name;
   v["cluster.os_family"] = cluster.os_family;
   v["cluster.os"] = cluster.os;

@@ -165,6 +165,10 @@ TemplateValue node_value(const Node& node) {
   }
   value["ib_hcas"] = std::move(hcas);
   value["ib_hcas_csv"] = util::join(node.ib_hcas, ",");
+  // Always there, so `when: node.ib.gpudirect_rdma` reads false on a node without `ib`.
+  TemplateValue& ib = value["ib"];
+  ib["gpudirect_rdma"] = node.ib && node.ib->gpudirect_rdma;
+  set_if(ib, "link_layer", node.ib ? node.ib->link_layer : std::string());
   TemplateValue& labels = value["labels"];
   for (const auto& [key, text] : node.labels) labels[key] = text;
   value["label_list"] = key_values(node.labels);

@@ -18,6 +18,7 @@ const std::map<std::string, std::string>& probe_of_check() {
       {"gpu_count", "gpus"},             {"gpu_model", "gpus"},          {"ecc_errors", "gpus"},
       {"row_remap", "remapped_rows"},    {"pcie_link", "gpus"},          {"persistence_mode", "gpus"},
       {"cuda_version", "cuda"},            {"nccl_present", "nccl_libraries"}, {"nvlink_topology", "topology"},
+      {"ib_ports", "infiniband"},          {"nccl_ib_hca", "infiniband"},     {"nvidia_peermem", "modules"},
   };
   return probes;
 }
@@ -38,7 +39,9 @@ void cite_probe(CheckResult& result, const NodeFacts& facts, const std::string& 
   result.output = it->second.output;
   if (it->second.exit_code != 0) result.output += fmt::format("{}[exit status {}]", result.output.ends_with('\n') || result.output.empty() ? "" : "\n", it->second.exit_code);
   if (probe == "modules" && it->second.exit_code == 0)
-    result.output = module_lines(it->second.output, result.name == "nouveau_not_loaded" ? "nouveau" : "nvidia");
+    result.output = module_lines(it->second.output, result.name == "nouveau_not_loaded" ? "nouveau"
+                                                    : result.name == "nvidia_peermem"    ? "nvidia_peermem"
+                                                                                         : "nvidia");
 }
 
 std::string yes_no(bool value) { return value ? "yes" : "no"; }

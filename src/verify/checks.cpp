@@ -5,6 +5,7 @@
 #include "dcgm_check.hpp"
 #include "gpu_checks.hpp"
 #include "health_checks.hpp"
+#include "ib_checks.hpp"
 
 #include <gpuctl/facts/slurm.hpp>
 #include <gpuctl/plan/plan.hpp>
@@ -261,6 +262,9 @@ const std::map<std::string, CheckFunction>& registry() {
       {"nvlink_topology", nvlink_topology},
       {"nccl_allreduce", nccl_allreduce},
       {"dcgm_diag", check_dcgm_diag},
+      {"ib_ports", check_ib_ports},
+      {"nvidia_peermem", check_nvidia_peermem},
+      {"nccl_ib_hca", check_nccl_ib_hca},
       {"slurmd_active", [](const CheckInput& in) { return service_active(in, "slurmd"); }},
       {"slurmd_registered", slurmd_registered},
       {"slurmctld_active", [](const CheckInput& in) { return service_active(in, "slurmctld"); }},
@@ -326,6 +330,9 @@ const std::vector<CheckInfo>& known_checks() {
       {"nvlink_topology", "every GPU pair linked as gpu.nvlink declares, every NVLink up"},
       {"nccl_allreduce", "an NCCL all-reduce over all GPUs sums correctly, bus bandwidth >= gpu.nccl_allreduce.min_busbw"},
       {"dcgm_diag", "DCGM's diagnostic (dcgmi diag -r gpu.dcgm_diag.level) passes every test on every GPU"},
+      {"ib_ports", "every declared HCA present, its ports ACTIVE/LinkUp at ib.rate and ib.link_layer"},
+      {"nvidia_peermem", "nvidia-peermem loaded where ib.gpudirect_rdma is declared (GPUDirect RDMA)"},
+      {"nccl_ib_hca", "the HCAs NCCL_IB_HCA selects exist on the node"},
       {"slurmd_active", "slurmd running"},
       {"slurmd_registered", "the node is up in Slurm (not down or drained) with the inventory's GPUs as GRES"},
       {"slurmctld_active", "slurmctld running"},

@@ -39,7 +39,8 @@ std::vector<std::string> paths_for(const Inventory& inventory, const std::string
 TEST(ProgramFiles, GpuNodeGetsDriverRepositoryNcclMungeAndSlurmFiles) {
   EXPECT_EQ(paths_for(example_inventory(), "gpu03"),
             (std::vector<std::string>{"/etc/modprobe.d/blacklist-nouveau.conf", "/etc/apt/sources.list.d/gpuctl-cuda.list",
-                                      "/etc/apt/preferences.d/gpuctl-cuda.pref", "/etc/nccl.conf",
+                                      "/etc/apt/preferences.d/gpuctl-cuda.pref",
+                                      "/etc/modules-load.d/nvidia-peermem.conf", "/etc/nccl.conf",
                                       "/etc/munge/munge.key", "/etc/slurm/slurm.conf", "/etc/slurm/gres.conf",
                                       "/etc/slurm/cgroup.conf", "/etc/default/prometheus-node-exporter"}));
 }
@@ -74,7 +75,7 @@ TEST(ProgramFiles, SecretsAreMaskedNeverGenerated) {
 TEST(ProgramFiles, NoSlurmFilesWhenSlurmIsNotConfigured) {
   Inventory inventory = example_inventory();
   inventory.cluster.slurm = SlurmSettings{};
-  EXPECT_EQ(paths_for(inventory, "gpu01").size(), 5u);  // GPU, repository, NCCL and node-exporter files
+  EXPECT_EQ(paths_for(inventory, "gpu01").size(), 6u);  // GPU, repository, nvidia-peermem, NCCL, node-exporter files
   EXPECT_EQ(paths_for(inventory, "head01"),
             (std::vector<std::string>{"/etc/prometheus/prometheus.yml", "/etc/prometheus/gpu-alerts.yml",
                                       "/etc/prometheus/gpuctl-grafana-dashboard.json"}));

@@ -58,6 +58,7 @@ inline Inventory example_inventory() {
     Node node = make_node(all_gpu[i - 1], "10.10.1." + std::to_string(i), i <= 4 ? "r1" : "r2", "gpu",
                           GpuSpec{"H100", 8, 700});
     for (int h = 0; h < 8; ++h) node.ib_hcas.push_back("mlx5_" + std::to_string(h));
+    node.ib = IbSpec{400.0, "InfiniBand", true};
     node.pdu_capacity_watts = 57600;
     inventory.nodes.push_back(std::move(node));
   }

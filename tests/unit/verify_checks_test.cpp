@@ -85,7 +85,7 @@ TEST_F(Checks, EveryKnownCheckPassesOnAHealthyNode) {
   state.files["/etc/nccl.conf"] = ObservedFile{true, "", util::sha256_hex("NCCL_DEBUG=WARN\n"), 0644, "root", "root"};
   std::vector<std::string> names;
   for (const auto& info : known_checks()) names.push_back(info.name);
-  EXPECT_EQ(names.size(), 26u);
+  EXPECT_EQ(names.size(), 29u);
   // The checks that are skipped unless declared: declared, on a healthy 8-GPU board.
   node.gpu.max_temperature_c = 85;
   std::vector<GpuClockEvents> clocks;
@@ -103,6 +103,11 @@ TEST_F(Checks, EveryKnownCheckPassesOnAHealthyNode) {
   node.gpu.nccl_allreduce->min_busbw_gbs = 380;
   testing::set_nvlink_facts(state.facts);
   nccl_run = testing::program_run(8, 409.1, 0);
+  // The node's eight NDR ports (the in-code example declares them, GPUDirect RDMA and NCCL_IB_HCA).
+  auto ports = facts::parse_infiniband_ports(testing::read_test_data("infiniband/probe-hgx-ndr.txt"));
+  ASSERT_TRUE(ports);
+  state.facts.infiniband = Fact<std::vector<InfinibandPort>>::of(*ports);
+  state.facts.loaded_modules.value->push_back("nvidia_peermem");
   node.gpu.dcgm_diag = DcgmDiagSpec{};
   const ObservedDcgmDiag dcgm_run{1, "dcgmi diag -r 1 -j", 0, testing::dcgm4_document_around_test("Hardware"), {}};
   const auto results = run_checks(names, CheckInput{inventory, node, fixture.program, state, nccl_run ? &*nccl_run : nullptr, &dcgm_run});

@@ -42,6 +42,9 @@ struct CollectOptions {
   bool clock_events = true;
   bool fabric = true;
   bool kernel_xids = true;
+  // The RDMA ports in /sys/class/infiniband (the ib_ports and nccl_ib_hca checks): shell reads
+  // only, no process. `gpuctl facts` asks; plan never; verify where those checks run.
+  bool infiniband = true;
   // A POSIX sh function body run last in the batch as probe k_state_probe (empty: none).
   std::string state_script;
 };

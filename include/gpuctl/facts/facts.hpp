@@ -167,6 +167,19 @@ struct XidEvent {
   std::string message;                 // the rest of the line after the code ("pid=..., ...")
 };
 
+// One port of an RDMA device (HCA) as the kernel describes it under
+// /sys/class/infiniband/<hca>/ports/<port>/ (docs/facts.md, tests/data/infiniband/). A value the
+// kernel did not give (the file unreadable, or a read error) is empty / unset, never a default.
+struct InfinibandPort {
+  std::string hca;                     // "mlx5_0"
+  int port = 0;                        // 1
+  std::string state;                   // "ACTIVE" (of "4: ACTIVE"); DOWN, INIT, ARMED, ...
+  std::string phys_state;              // "LinkUp" (of "5: LinkUp"); Polling, Disabled, ...
+  std::string rate;                    // "400 Gb/sec (4X NDR)", as the kernel wrote it
+  std::optional<double> rate_gbps;     // 400
+  std::string link_layer;              // "InfiniBand", "Ethernet" (RoCE)
+};
+
 // Where a fact came from, so a failed check can cite it: the command an operator would type to
 // see the same thing, and what it printed (stdout, then stderr under "[stderr]"), cut to
 // k_source_output_limit bytes. Only system command output: never file contents gpuctl pushed.
@@ -195,6 +208,8 @@ struct NodeFacts {
   Fact<std::vector<GpuClockEvents>> clock_events;  // verify: why clocks are held down (health checks)
   Fact<std::vector<GpuFabric>> fabric;           // verify on NVSwitch nodes: fabric registration
   Fact<std::vector<XidEvent>> xid_events;        // verify: the driver's Xids in the kernel log
+  // Every port of every RDMA device in sysfs; empty: the node has no HCA ("no HCAs").
+  Fact<std::vector<InfinibandPort>> infiniband;
   std::map<std::string, std::string> packages;  // installed dpkg packages we care about: name -> version
   std::string packages_absent_reason;  // why `packages` is empty when dpkg-query could not run
   std::map<std::string, FactSource> sources{};  // by probe name (facts/collect.hpp); not in facts JSON

@@ -95,6 +95,20 @@ Result<TopologyMatrix> parse_topology_matrix(std::string_view text);
 // Errors: a link line before any GPU line, a link line that does not parse.
 Result<std::vector<NvlinkGpu>> parse_nvlink_status(std::string_view text);
 
+// ---- InfiniBand / RDMA ports ----------------------------------------------------------
+
+// Parses the infiniband probe (docs/facts.md): "no_infiniband" alone (no /sys/class/infiniband:
+// no HCAs, an empty list), or per port a "port <hca> <n>" line then KEY=VALUE lines of the port's
+// sysfs files, each value as the kernel wrote it:
+//   port mlx5_0 1
+//   state=4: ACTIVE                 "<n>: NOP|DOWN|INIT|ARMED|ACTIVE|ACTIVE_DEFER"
+//   phys_state=5: LinkUp            "<n>: Sleep|Polling|Disabled|...|LinkUp|..."
+//   rate=400 Gb/sec (4X NDR)        "<Gb/s>[.5] Gb/sec (<w>X[ <speed>])"
+//   link_layer=InfiniBand           InfiniBand, Ethernet, Unknown
+// An empty value (the file unreadable) leaves the field empty. Errors: a line before any port,
+// an unknown key, a port line without a number, a state or rate not of the kernel's form.
+Result<std::vector<InfinibandPort>> parse_infiniband_ports(std::string_view text);
+
 // ---- kernel module and toolkit versions ------------------------------------------------
 
 struct NvidiaKernelModule {

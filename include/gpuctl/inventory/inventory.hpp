@@ -65,6 +65,14 @@ inline bool has_nvswitch(const GpuSpec& gpu) {
   return gpu.count == 8 && std::ranges::find(hgx_models, gpu.model) != std::end(hgx_models);
 }
 
+// `ib`: what the node's InfiniBand/RoCE ports must be (verify's ib_ports and nvidia_peermem;
+// the rdma step of gpu-node.yaml). Which HCAs: `ib_hcas`.
+struct IbSpec {
+  std::optional<double> min_rate_gbps;      // every checked port at least this rate (400: NDR)
+  std::string link_layer;                   // "InfiniBand" or "Ethernet" (RoCE); empty: not checked
+  bool gpudirect_rdma = false;              // GPUDirect RDMA: nvidia-peermem loaded
+};
+
 // How to reach one node, after precedence.
 struct ConnectionSettings {
   ConnectionKind kind = ConnectionKind::ssh;
@@ -84,7 +92,8 @@ struct Node {
   std::vector<std::string> groups;    // in inventory order
   ConnectionSettings connection;
   GpuSpec gpu;
-  std::vector<std::string> ib_hcas;   // e.g. mlx5_0..mlx5_7
+  std::vector<std::string> ib_hcas;   // e.g. mlx5_0..mlx5_7; "mlx5_0:1" names port 1
+  std::optional<IbSpec> ib{};         // absent: the ports are checked for Active/LinkUp only
   std::string rack;
   std::optional<int> pdu_capacity_watts;  // capacity of the PDU feeding this node's rack
   std::map<std::string, std::string> labels;  // free-form `labels:` for templates and playbook conditions
