@@ -38,6 +38,23 @@ TEST(KernelXidParser, ReadsDmesgAndJournalFormsOfRealLogs) {
   EXPECT_EQ((*journal)[1].code, 43);
 }
 
+// The real H200 machine: its driver's NVRM lines, none an Xid; its clock reasons (all "Not
+// Active") and its fabric (N/A: no NVSwitch), as nvidia-smi 580.159.04 printed them.
+TEST(HealthParsers, RealH200Captures) {
+  const auto xids = parse_kernel_xids(read_test_data("kernel-log/h200-dmesg-nvrm.txt"));
+  ASSERT_TRUE(xids) << xids.error().message;
+  EXPECT_TRUE(xids->empty());
+  const auto clocks = parse_clock_events(read_test_data("nvidia-smi/h200-1gpu/device-2026-12-05/clock-events.csv"));
+  ASSERT_TRUE(clocks) << clocks.error().message;
+  ASSERT_EQ(clocks->size(), 1u);
+  EXPECT_EQ((*clocks)[0].pci_bus_id, "00000000:00:06.0");
+  EXPECT_EQ((*clocks)[0].hw_thermal_slowdown, false);
+  EXPECT_EQ((*clocks)[0].sw_thermal_slowdown, false);
+  const auto fabric = parse_fabric(read_test_data("nvidia-smi/h200-1gpu/device-2026-12-05/fabric.csv"));
+  ASSERT_TRUE(fabric) << fabric.error().message;
+  EXPECT_EQ((*fabric)[0].state, "N/A");
+}
+
 TEST(KernelXidParser, ARefusedOrCutShortReadIsNeverAnEmptyLog) {
   const auto refused = parse_kernel_xids(read_test_data("kernel-log/dmesg-restricted.txt"));
   ASSERT_FALSE(refused);
