@@ -1,6 +1,8 @@
 // The script behind verify's dcgm_diag check and the split of what it prints.
 #include <gpuctl/verify/dcgm_diag.hpp>
 
+#include "marked_output.hpp"
+
 #include <gpuctl/util/strings.hpp>
 
 #include <charconv>
@@ -45,24 +47,14 @@ std::string dcgm_diag_script(int level) {
 }
 
 Result<ObservedDcgmDiag> parse_dcgm_diag_run(std::string_view output, int level) {
+  const auto split = verify_detail::split_marked_output(output, k_marker);
   ObservedDcgmDiag run;
   run.level = level;
-  bool marked = false;
-  std::string problem;
-  for (const auto& line : util::split_lines(output)) {
-    if (!line.starts_with(k_marker)) {
-      run.output += line + "\n";
-      continue;
-    }
-    marked = true;
-    const auto rest = std::string_view(line).substr(k_marker.size());
-    const auto space = rest.find(' ');
-    const auto key = rest.substr(0, space);
-    const auto value = space == std::string_view::npos ? std::string_view{} : rest.substr(space + 1);
-    if (key == "command") run.command = std::string(value);
-    else if (key == "problem") problem = std::string(value);
-    else if (key == "rc") std::from_chars(value.data(), value.data() + value.size(), run.exit_code);
-  }
+  run.output = split.output;
+  run.command = split.mark("command");
+  run.exit_code = split.exit_code();
+  const bool marked = split.marked;
+  const auto problem = split.mark("problem");
   if (!marked) return fail(ErrorCode::parse, "the DCGM diagnostic script printed no marker: " + last_lines(output));
   if (problem == "no-dcgmi") run.problem = std::string(k_no_dcgmi);
   else if (!problem.empty()) run.problem = problem;

@@ -1,6 +1,8 @@
 // The script behind verify's nccl_allreduce check and the parsers of what it prints.
 #include <gpuctl/verify/nccl_allreduce.hpp>
 
+#include "marked_output.hpp"
+
 #include <gpuctl/util/strings.hpp>
 
 #include <algorithm>
@@ -83,28 +85,14 @@ std::string nccl_allreduce_script(const NcclAllreduceSpec& spec) {
 }
 
 Result<ObservedNcclRun> parse_nccl_allreduce_run(std::string_view output) {
+  const auto split = verify_detail::split_marked_output(output, k_marker);
   ObservedNcclRun run;
-  bool marked = false;
-  std::string problem;
-  for (const auto& line : util::split_lines(output)) {
-    if (!line.starts_with(k_marker)) {
-      run.output += line + "\n";
-      continue;
-    }
-    marked = true;
-    const auto rest = std::string_view(line).substr(k_marker.size());
-    const auto space = rest.find(' ');
-    const auto key = rest.substr(0, space);
-    const auto value = space == std::string_view::npos ? std::string_view{} : rest.substr(space + 1);
-    if (key == "tool") run.tool = std::string(value);
-    else if (key == "command") run.command = std::string(value);
-    else if (key == "problem") problem = std::string(value);
-    else if (key == "rc") {
-      int rc = -1;
-      std::from_chars(value.data(), value.data() + value.size(), rc);
-      run.exit_code = rc;
-    }
-  }
+  run.output = split.output;
+  run.tool = split.mark("tool");
+  run.command = split.mark("command");
+  run.exit_code = split.exit_code();
+  const bool marked = split.marked;
+  const auto problem = split.mark("problem");
   if (!marked) return fail(ErrorCode::parse, "the NCCL all-reduce script printed no marker: " + last_lines(output));
   if (problem == "no-tool") {
     run.problem = "neither nccl-tests' all_reduce_perf nor a C compiler (cc) is on the node's PATH: "

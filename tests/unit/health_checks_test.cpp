@@ -5,6 +5,7 @@
 #include <gpuctl/verify/checks.hpp>
 
 #include "probe_capture.hpp"
+#include "check_fixture.hpp"
 #include "program_builder.hpp"
 #include "template_test_inventory.hpp"
 
@@ -92,9 +93,9 @@ TEST(FabricParser, ReadsTheRealStates) {
   EXPECT_FALSE(parse_fabric("00000000:18:00.0, Completed\n"));
 }
 
-class HealthChecks : public ::testing::Test {
+class HealthChecks : public testing::SingleCheckTest {
  protected:
-  HealthChecks() : inventory(testing::example_inventory()), node(inventory.nodes[1]) {
+  HealthChecks() {
     std::vector<GpuInfo> gpus;
     std::vector<GpuClockEvents> clocks;
     std::vector<GpuFabric> fabric;
@@ -116,16 +117,6 @@ class HealthChecks : public ::testing::Test {
     node.gpu.max_temperature_c = 85;
   }
 
-  CheckResult run(const std::string& name) {
-    const auto results = run_checks({name}, CheckInput{inventory, node, fixture.program, state});
-    EXPECT_EQ(results.size(), 1u);
-    return results.at(0);
-  }
-
-  Inventory inventory;
-  Node node;
-  NodeState state;
-  testing::ProgramFixture fixture{std::vector<testing::StepSpec>{}};
 };
 
 TEST_F(HealthChecks, HealthyNodePassesEveryHealthCheck) {

@@ -10,6 +10,7 @@
 #include <gpuctl/verify/checks.hpp>
 
 #include "probe_capture.hpp"
+#include "check_fixture.hpp"
 #include "program_builder.hpp"
 #include "shipped_playbooks.hpp"
 #include "temp_dir.hpp"
@@ -277,9 +278,9 @@ TEST(InventoryIb, LintsAnNcclIbHcaTheHostsDoNotList) {
 
 // ---- checks -------------------------------------------------------------------------------
 
-class IbChecks : public ::testing::Test {
+class IbChecks : public testing::SingleCheckTest {
  protected:
-  IbChecks() : inventory(testing::example_inventory()), node(inventory.nodes[1]) {
+  IbChecks() {
     node.ib_hcas = {"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_7"};
     set_ports("probe-hgx-ndr.txt");
     state.facts.loaded_modules = Fact<std::vector<std::string>>::of({"nvidia_peermem", "nvidia"});
@@ -289,16 +290,6 @@ class IbChecks : public ::testing::Test {
     state.facts.infiniband = Fact<std::vector<InfinibandPort>>::of(parse_ok(read_test_data("infiniband/" + file)));
   }
 
-  CheckResult run(const std::string& name) {
-    const auto results = run_checks({name}, CheckInput{inventory, node, fixture.program, state});
-    EXPECT_EQ(results.size(), 1u);
-    return results.at(0);
-  }
-
-  Inventory inventory;
-  Node& node;
-  NodeState state;
-  testing::ProgramFixture fixture{std::vector<testing::StepSpec>{}};
 };
 
 TEST_F(IbChecks, AHealthyNdrNodePasses) {

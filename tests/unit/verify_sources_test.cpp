@@ -10,6 +10,7 @@
 #include <gpuctl/verify/checks.hpp>
 
 #include "probe_capture.hpp"
+#include "check_fixture.hpp"
 #include "program_builder.hpp"
 #include "template_test_inventory.hpp"
 
@@ -29,9 +30,9 @@ std::string gpu_csv(int count) {
   return csv;
 }
 
-class CheckSources : public ::testing::Test {
+class CheckSources : public testing::SingleCheckTest {
  protected:
-  CheckSources() : inventory(testing::example_inventory()), node(inventory.nodes[1]) {
+  CheckSources() {
     std::map<std::string, ProbeOutput> probes{
         {"modules", {0, "nvidia 104067072 2 nvidia_uvm, Live 0x0 (OE)\nnouveau 2666496 0 - Live 0x0\next4 1 0 - Live 0x0\n", ""}},
         {"gpus", {0, gpu_csv(node.gpu.count - 1), ""}},
@@ -42,16 +43,6 @@ class CheckSources : public ::testing::Test {
     state.slurm_node = ObservedSlurmNode{true, 1, "Node " + node.name + " not found\n"};
   }
 
-  CheckResult run(const std::string& name) {
-    const auto results = run_checks({name}, CheckInput{inventory, node, fixture.program, state});
-    EXPECT_EQ(results.size(), 1u);
-    return results.at(0);
-  }
-
-  Inventory inventory;
-  Node& node;
-  NodeState state;
-  testing::ProgramFixture fixture{std::vector<testing::StepSpec>{}};
 };
 
 TEST_F(CheckSources, FactsKeepEachProbesReadableCommandAndOutputWithStderr) {
