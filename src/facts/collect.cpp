@@ -152,7 +152,6 @@ void fill_health(NodeFacts& facts, const Probes& probes) {
   facts.clock_events = parse_fact<std::vector<GpuClockEvents>>(probes, "clock_events", "nvidia-smi clock event reasons",
                                                                parse_clock_events);
   facts.fabric = parse_fact<std::vector<GpuFabric>>(probes, "fabric", "nvidia-smi fabric state", parse_fabric);
-  facts.xid_events = Fact<std::vector<XidEvent>>::absent("");
   if (auto failure = probe_failure(probes, "kernel_xids", "dmesg")) {
     facts.xid_events = Fact<std::vector<XidEvent>>::absent(std::move(*failure));
   } else if (auto events = parse_kernel_xids(probes.at("kernel_xids").out)) {

@@ -74,7 +74,10 @@ Result<std::vector<GpuFabric>> parse_fabric(std::string_view text) {
   auto rows = csv_rows(text, 3, "nvidia-smi fabric state");
   if (!rows) return std::unexpected(rows.error());
   std::vector<GpuFabric> gpus;
-  for (auto& row : *rows) gpus.push_back({std::move(row[0]), std::move(row[1]), std::move(row[2])});
+  for (auto& row : *rows) {
+    const bool reported = !is_unavailable(row[1]);
+    gpus.push_back({std::move(row[0]), std::move(row[1]), std::move(row[2]), reported});
+  }
   return gpus;
 }
 

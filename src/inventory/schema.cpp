@@ -103,7 +103,7 @@ void decode_ib(Decoder& d, const YamlNode& node, std::string_view where, RawSett
   if (!view) return;
   if (view->entries().empty())
     d.error(node, "'ib' declares nothing", "set rate (e.g. 400 for NDR), link_layer or gpudirect_rdma");
-  if (const auto* n = view->get("rate")) set(out.ib_rate, positive_number(d, *n, "'ib.rate'"), *n);
+  if (const auto* n = view->get("rate")) set(out.ib_rate, positive_number(d, *n, "'ib.rate'", "Gb/s, like 400 (NDR) or 200 (HDR)"), *n);
   if (const auto* n = view->get("link_layer")) set(out.ib_link_layer, d.choice(*n, "'ib.link_layer'", k_link_layers), *n);
   if (const auto* n = view->get("gpudirect_rdma")) set(out.ib_gpudirect_rdma, d.boolean(*n, "'ib.gpudirect_rdma'"), *n);
 }

@@ -59,13 +59,13 @@ std::vector<MapEntry> scalar_map(Decoder& d, const YamlNode& node, std::string_v
   return out;
 }
 
-std::optional<double> positive_number(Decoder& d, const YamlNode& node, std::string_view what) {
+std::optional<double> positive_number(Decoder& d, const YamlNode& node, std::string_view what, std::string_view unit) {
   auto text = d.string(node, what);
   if (!text) return std::nullopt;
   char* end = nullptr;
   const double value = std::strtod(text->c_str(), &end);
   if (end != text->c_str() + text->size() || !(value > 0) || value > 1e6) {
-    d.error(node, fmt::format("{} must be a positive number of GB/s, like 380 or 26.5 (got '{}')", what, *text));
+    d.error(node, fmt::format("{} must be a positive number of {} (got '{}')", what, unit, *text));
     return std::nullopt;
   }
   return value;

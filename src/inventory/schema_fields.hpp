@@ -67,8 +67,9 @@ struct MapEntry {
 // order; entries whose value is not a non-empty scalar are reported and left out.
 std::vector<MapEntry> scalar_map(Decoder& d, const YamlNode& node, std::string_view what);
 
-// A positive decimal number (GB/s thresholds), integers accepted.
-std::optional<double> positive_number(Decoder& d, const YamlNode& node, std::string_view what);
+// A positive decimal number in `unit` (GB/s thresholds, an IB rate in Gb/s), integers accepted.
+std::optional<double> positive_number(Decoder& d, const YamlNode& node, std::string_view what,
+                                      std::string_view unit = "GB/s, like 380 or 26.5");
 // A size in bytes as nccl-tests' -b takes it: 1048576, 512K, 256M, 1G (binary multiples).
 std::optional<std::int64_t> byte_size(Decoder& d, const YamlNode& node, std::string_view what);
 

@@ -73,8 +73,7 @@ CheckResult check_fabric_state(const CheckInput& in) {
   if (!gpus.present()) return cannot_run(absent_reason(gpus, "fabric state"));
   std::vector<std::string> bad, unknown;
   for (const auto& gpu : *gpus.value) {
-    const bool unavailable = gpu.state.empty() || gpu.state.front() == '[' || gpu.state == "N/A" || gpu.state == "Not Supported";
-    if (unavailable) unknown.push_back(fmt::format("GPU {}: fabric state {}", gpu.pci_bus_id, gpu.state));
+    if (!gpu.state_reported) unknown.push_back(fmt::format("GPU {}: fabric state {}", gpu.pci_bus_id, gpu.state));
     else if (gpu.state != "Completed" || gpu.status != "Success")
       bad.push_back(fmt::format("GPU {}: {}{}", gpu.pci_bus_id, gpu.state, gpu.state == "Completed" ? ", " + gpu.status : ""));
   }

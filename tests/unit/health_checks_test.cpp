@@ -2,6 +2,7 @@
 // temperature and the NVSwitch fabric's registration. Parsers on real captures
 // (tests/data/kernel-log/, tests/data/nvidia-smi/); checks on NodeFacts built from them.
 #include <gpuctl/facts/parsers.hpp>
+#include <gpuctl/inventory/loader.hpp>
 #include <gpuctl/verify/checks.hpp>
 
 #include "probe_capture.hpp"
@@ -37,6 +38,32 @@ TEST(KernelXidParser, ReadsDmesgAndJournalFormsOfRealLogs) {
   ASSERT_TRUE(journal) << journal.error().message;
   ASSERT_EQ(journal->size(), 2u);
   EXPECT_EQ((*journal)[1].code, 43);
+
+  // Newer drivers: pid='<unknown>', name=<unknown>; dmesg --ctime timestamps; other NVRM lines.
+  const auto gpud = parse_kernel_xids(read_test_data("kernel-log/dmesg-gpud.txt"));
+  ASSERT_TRUE(gpud) << gpud.error().message;
+  ASSERT_EQ(gpud->size(), 2u);
+  EXPECT_EQ((*gpud)[0].code, 13);
+  EXPECT_EQ((*gpud)[0].pci, "0000:cb:00");
+  EXPECT_EQ((*gpud)[1].code, 109);
+}
+
+// The inventory keys the health checks read are closed grammars: hostile text is refused at its line.
+TEST(HealthInventory, HostileValuesOfTheNewKeysAreRefusedAtTheirLine) {
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"gpu: {model: H100, count: 8, max_temperature_c: \"85; reboot\"}", "'gpu.max_temperature_c'"},
+      {"gpu: {model: H100, count: 8, max_temperature_c: 500}", "'gpu.max_temperature_c'"},
+      {"gpu: {model: H100, count: 8, dcgm_diag: {level: \"1 $(id)\"}}", "'gpu.dcgm_diag.level'"},
+      {"ib: {link_layer: \"InfiniBand`id`\"}", "ib.link_layer"},
+      {"ib: {rate: \"400; id\"}", "ib.rate"},
+  };
+  for (const auto& [value, what] : cases) {
+    const auto text = "cluster:\n  name: lab\nhosts:\n  gpu01:\n    address: 10.0.0.1\n    " + value + "\n";
+    const auto loaded = load_inventory_text(text, "c.yaml");
+    ASSERT_FALSE(loaded.ok()) << value;
+    EXPECT_NE(loaded.diagnostics[0].message.find(what), std::string::npos) << loaded.diagnostics[0].message;
+    EXPECT_NE(loaded.diagnostics[0].to_string().find("c.yaml:6:"), std::string::npos) << loaded.diagnostics[0].to_string();
+  }
 }
 
 // The real H200 machine: its driver's NVRM lines, none an Xid; its clock reasons (all "Not
@@ -54,6 +81,7 @@ TEST(HealthParsers, RealH200Captures) {
   const auto fabric = parse_fabric(read_test_data("nvidia-smi/h200-1gpu/device-2026-12-05/fabric.csv"));
   ASSERT_TRUE(fabric) << fabric.error().message;
   EXPECT_EQ((*fabric)[0].state, "N/A");
+  EXPECT_FALSE((*fabric)[0].state_reported);
 }
 
 TEST(KernelXidParser, ARefusedOrCutShortReadIsNeverAnEmptyLog) {
@@ -89,6 +117,7 @@ TEST(FabricParser, ReadsTheRealStates) {
                                  "00000000:3A:00.0, Completed, Insufficient Resources\n");
   ASSERT_TRUE(gpus) << gpus.error().message;
   EXPECT_EQ((*gpus)[1].state, "In Progress");
+  EXPECT_TRUE((*gpus)[1].state_reported);
   EXPECT_EQ((*gpus)[2].status, "Insufficient Resources");
   EXPECT_FALSE(parse_fabric("00000000:18:00.0, Completed\n"));
 }
@@ -106,7 +135,7 @@ class HealthChecks : public testing::SingleCheckTest {
       gpus.push_back(gpu);
       const auto bus = fmt::format("00000000:{:02X}:00.0", 0x18 + i);
       clocks.push_back({bus, false, false, false, false});
-      fabric.push_back({bus, "Completed", "Success"});
+      fabric.push_back({bus, "Completed", "Success", true});
     }
     state.facts.gpus = Fact<std::vector<GpuInfo>>::of(gpus);
     state.facts.clock_events = Fact<std::vector<GpuClockEvents>>::of(clocks);

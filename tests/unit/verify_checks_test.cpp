@@ -93,7 +93,7 @@ TEST_F(Checks, EveryKnownCheckPassesOnAHealthyNode) {
   for (const auto& gpu : *state.facts.gpus.value) {
     const auto bus = "00000000:" + std::to_string(10 + gpu.index) + ":00.0";
     clocks.push_back({bus, false, false, false, false});
-    fabric.push_back({bus, "Completed", "Success"});
+    fabric.push_back({bus, "Completed", "Success", true});
   }
   state.facts.clock_events = Fact<std::vector<GpuClockEvents>>::of(clocks);
   state.facts.fabric = Fact<std::vector<GpuFabric>>::of(fabric);

@@ -157,6 +157,7 @@ struct GpuFabric {
   std::string pci_bus_id;
   std::string state;
   std::string status;
+  bool state_reported = false;         // false: the state is "N/A", "[Not Supported]", ... (no fabric)
 };
 
 // One Xid the NVIDIA driver logged to the kernel's ring buffer since boot (`dmesg`):
