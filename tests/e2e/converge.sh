@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The product's promise on four fresh sandbox nodes over real SSH: plan lists everything,
-# apply converges (one reboot each: nouveau's is deferred to the driver's), verify passes, a second plan has no changes; then drift,
-# faults (ECC, GPU health: thermal, power brake, Xids, fabric; unreachable, broken package) and a
-# stale saved plan.
+# The product's promise on four fresh HGX sandbox nodes (8 GPUs, NVSwitch, 8 NDR HCAs) over
+# real SSH: plan lists everything, apply converges (one reboot each: nouveau's is deferred to the
+# driver's), verify passes, a second plan has no changes; then drift, faults (ECC, GPU health:
+# thermal, power brake, Xids, fabric; InfiniBand ports and HCAs; DCGM's diagnostic; unreachable,
+# broken package) and a stale saved plan.
 source "$(dirname "$0")/lib/cluster.sh"
 command -v jq >/dev/null || skip "jq missing"
-start_cluster -n 4 --gpus 8 --model H100
+start_cluster -n 4 --gpus 8 --model H100 --hgx
 g() { "$GPUCTL" "$@" --no-progress; }
 
 echo "--- plan on fresh nodes"
@@ -19,6 +20,10 @@ expect_output '\+ install nvidia-open \(none -> 535\.183\.01\), held' "the drive
 expect_output '\+ install nvidia-kernel-open-dkms \(none -> 535\.183\.01\), held' "the open kernel module, held"
 expect_output '\+ install nvidia-fabricmanager-535 \(none -> 535\.183\.01\), held' "8x H100: NVSwitch, so the fabric manager at the driver's version (issue #19)"
 expect_output '\+ create /etc/modprobe.d/blacklist-nouveau.conf'
+expect_output '\+ install rdma-core' "declared HCAs: the RDMA user space, Debian's real package (issue #19)"
+expect_output '\+ install infiniband-diags'
+expect_output '\+ create /etc/modules-load.d/nvidia-peermem.conf' "GPUDirect RDMA: nvidia-peermem at every boot"
+expect_output 'modprobe nvidia-peermem' "and now"
 expect_output '↻ reboot' "reboots are planned"
 expect_output 'Plan: 4 nodes, 4 with changes'
 expect_output 'restarts, 4 reboots\)' "one reboot per fresh node: nouveau's waits for the driver's (issue #18)"
@@ -45,6 +50,15 @@ OUTPUT=$nvlink_checks
 expect_output '^nvlink_topology pass 8 GPUs in topo -m: NV18 x28; 144 NVLinks up on 8 GPUs$' "nvlink_topology on node01"
 expect_output '^nccl_allreduce skipped gpu.nccl_allreduce is not declared in the inventory$' "nccl_allreduce on node01"
 
+echo "--- the HGX checks pass: InfiniBand ports, GPUDirect RDMA, NCCL's HCAs, DCGM's diagnostic (issue #19)"
+hgx_checks=$(g verify "$INVENTORY" --limit node01 --json |
+  jq -r '.nodes[0].checks[] | select(.check | test("^(ib_ports|nvidia_peermem|nccl_ib_hca|dcgm_diag)$")) | "\(.check) \(.status) \(.observed)"')
+OUTPUT=$hgx_checks
+expect_output '^ib_ports pass 8 ports ACTIVE/LinkUp, 400 Gb/sec \(4X NDR\), InfiniBand$'
+expect_output '^nvidia_peermem pass loaded$'
+expect_output '^nccl_ib_hca pass '
+expect_output '^dcgm_diag pass level 1: 1 tests, all passed \(DCGM 4\.[0-9.]+\)$'
+
 echo "--- a second plan changes nothing (idempotence)"
 expect_rc 0 g plan "$INVENTORY" --detailed-exitcode
 
@@ -56,9 +70,11 @@ before=$(last_pid)
 expect_rc 0 g plan "$INVENTORY" --limit node01 -v
 after=$(last_pid)
 expect_output 'node01: probed for plan in [0-9]+ ms \(one round trip\)' "plan -v shows the probe's time"
-# About 19 today (sshd and its PAM motd: 7; the batch; the playbook's guards); 87 before #20.
+# 31 on these HGX nodes (sshd and its PAM motd: 7; the batch; the playbook's guards, among them
+# the fabric manager's apt-mark pipeline and the rdma step's nvidia-peermem test, lsmod and grep
+# on this kernel without /proc/modules); 19 on the plain nodes of #20, 87 before it.
 spawned=$((after - before - 1))
-((spawned > 0 && spawned <= 30)) || die "a converged plan spawned $spawned processes on node01 (at most 30 expected)"
+((spawned > 0 && spawned <= 35)) || die "a converged plan spawned $spawned processes on node01 (at most 35 expected)"
 echo "ok: a converged plan spawned $spawned processes on node01"
 
 echo "--- drift on one node is planned for that node only, and apply restores it"
@@ -138,6 +154,42 @@ observed=$(g verify "$INVENTORY" --limit node03 --json | jq -r '.nodes[0].checks
 only_failing fabric_state fabricmanager_active
 expect_output 'fabric_state fail on node03: observed GPU [0-9A-F:.]+: Not Started'
 "$SANDBOX_CMD" ssh node03 systemctl start nvidia-fabricmanager
+expect_rc 0 g verify "$INVENTORY" --limit node03
+
+echo "--- InfiniBand faults fail ib_ports (a missing HCA nccl_ib_hca too), with the fix; DCGM's failure dcgm_diag (issue #19)"
+"$SANDBOX_CMD" fault node03 ib-down 3 || die "cannot inject ib-down"
+only_failing ib_ports
+expect_output 'ib_ports fail on node03: observed mlx5_3:1 DOWN/Polling, 400 Gb/sec \(4X NDR\), InfiniBand, expected mlx5_0,.*ACTIVE/LinkUp, >= 400 Gb/sec, InfiniBand'
+[[ $(detail_of ib_ports) == *"no link: check the cable"* ]] || die "ib-down: no fix in the detail: $(detail_of ib_ports)"
+"$SANDBOX_CMD" heal node03
+"$SANDBOX_CMD" fault node03 ib-init 2 || die "cannot inject ib-init"
+only_failing ib_ports
+expect_output 'observed mlx5_2:1 INIT/LinkUp'
+[[ $(detail_of ib_ports) == *"no subnet manager"* ]] || die "ib-init: no fix in the detail: $(detail_of ib_ports)"
+"$SANDBOX_CMD" heal node03
+"$SANDBOX_CMD" fault node03 ib-rate 1 || die "cannot inject ib-rate"
+only_failing ib_ports
+expect_output 'observed mlx5_1:1 ACTIVE/LinkUp, 200 Gb/sec \(4X HDR\)'
+"$SANDBOX_CMD" heal node03
+"$SANDBOX_CMD" fault node03 hca-missing || die "cannot inject hca-missing"
+only_failing ib_ports nccl_ib_hca
+expect_output 'ib_ports fail on node03: observed mlx5_7 missing'
+expect_output 'nccl_ib_hca fail on node03: .*mlx5_7'
+"$SANDBOX_CMD" heal node03
+"$SANDBOX_CMD" fault node03 dcgm-diag 6 || die "cannot inject dcgm-diag"
+only_failing dcgm_diag
+expect_output 'dcgm_diag fail on node03: observed level 1: 1 tests, 1 failed: software .*GPU 6.*corrupt InfoROM'
+"$SANDBOX_CMD" heal node03
+expect_rc 0 g verify "$INVENTORY" --limit node03
+
+echo "--- after a reboot nvidia-peermem loads again from modules-load.d, and the node passes"
+boot_before=$("$SANDBOX_CMD" ssh node03 cat /proc/sys/kernel/random/boot_id)
+"$SANDBOX_CMD" ssh node03 systemctl reboot >/dev/null 2>&1 || true
+for _ in $(seq 120); do
+  boot_after=$("$SANDBOX_CMD" ssh node03 cat /proc/sys/kernel/random/boot_id 2>/dev/null) && [[ $boot_after != "$boot_before" ]] && break
+  sleep 0.5
+done
+[[ ${boot_after:-} && $boot_after != "$boot_before" ]] || die "node03 did not come back from its reboot"
 expect_rc 0 g verify "$INVENTORY" --limit node03
 
 echo "--- an unreachable node is reported while the others converge"

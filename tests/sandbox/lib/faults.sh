@@ -1,5 +1,5 @@
 # Fault injection from the host (sourced): `sandbox fault NODE KIND [GPU]`, `sandbox heal NODE`.
-FAULT_KINDS="ecc gpu-missing gpu-replaced thermal power-brake xid-CODE unreachable hang disk-full dpkg-locked package-broken reboot-hang"
+FAULT_KINDS="ecc gpu-missing gpu-replaced thermal power-brake xid-CODE dcgm-diag ib-down ib-init ib-rate hca-missing unreachable hang disk-full dpkg-locked package-broken reboot-hang"
 
 # What the NVIDIA driver prints after "NVRM: Xid (PCI:dddd:bb:dd): CODE, " for the Xids the
 # sandbox injects (tests/data/kernel-log/README.md cites each): 79 and 63 as real logs show
@@ -14,16 +14,29 @@ xid_text() {
   esac
 }
 
+# ib_port_set NODE_DIR HCA FILE VALUE: what the kernel would write, replaced atomically (the
+# node may be reading it).
+ib_port_set() {
+  local p=$1/hw/infiniband/mlx5_$2/ports/1
+  [[ -d $p ]] || die "no HCA mlx5_$2 (left) on this node"
+  echo "$4" > "$p/$3.tmp" && mv "$p/$3.tmp" "$p/$3"
+}
+
 inject_fault() {
   local name=$1 kind=$2 gpu=${3:-} d; d=$(node_dir "$name")
   [[ -d $d ]] || die "no node '$name' (nodes: $(node_names | tr '\n' ' '))"
   local hw=$d/hw/gpus.conf st=$d/gpustate/gpus.state slots uuid serial
   slots=$(hw_get "$hw" slots)
   case $kind in
-    ecc|gpu-missing|gpu-replaced|thermal|power-brake|xid-*)
+    ecc|gpu-missing|gpu-replaced|thermal|power-brake|xid-*|dcgm-diag)
       ((slots > 0)) || die "$name has no GPUs"
       [[ -n $gpu ]] || { [[ $kind == gpu-missing ]] && gpu=$((slots - 1)) || gpu=0; }
       ((gpu >= 0 && gpu < slots)) || die "$name has no GPU slot $gpu" ;;
+    # The number is the HCA's (mlx5_N); hca-missing takes the last by default, like gpu-missing.
+    ib-*|hca-missing)
+      [[ -d $d/hw/infiniband ]] || die "$name has no InfiniBand HCAs (sandbox up --hgx)"
+      [[ -n $gpu ]] || { [[ $kind == hca-missing ]] && gpu=$((IB_HCAS - 1)) || gpu=0; }
+      [[ $gpu =~ ^[0-9]+$ ]] && ((gpu < IB_HCAS)) || die "$name has no HCA mlx5_$gpu" ;;
   esac
   case $kind in
     ecc)
@@ -41,6 +54,16 @@ inject_fault() {
       bus=$(hw_get "$hw" "$gpu.bus_id"); bus=${bus#0000}; bus=${bus%.*}
       up=$(cut -d' ' -f1 /proc/uptime)
       printf '[%12.6f] NVRM: Xid (PCI:%s): %s, %s\n' "$up" "${bus,,}" "$code" "$(xid_text "$code" "${bus,,}")" >> "$d/kernel/kmsg" ;;
+    # DCGM's software test finds the GPU's InfoROM corrupt (nothing else reads it).
+    dcgm-diag) hw_set "$hw" "$gpu.inforom" corrupt ;;
+    # The cable pulled: no link, the port polls for one.
+    ib-down) ib_port_set "$d" "$gpu" state "1: DOWN"; ib_port_set "$d" "$gpu" phys_state "2: Polling" ;;
+    # Link up but no subnet manager has configured the port.
+    ib-init) ib_port_set "$d" "$gpu" state "2: INIT" ;;
+    # The link came up at HDR instead of NDR (a bad cable or transceiver).
+    ib-rate) ib_port_set "$d" "$gpu" rate "200 Gb/sec (4X HDR)" ;;
+    # The HCA is gone from the bus: its sysfs directory with it.
+    hca-missing) rm -rf "$d/hw/infiniband/mlx5_$gpu" ;;
     gpu-replaced)
       read -r serial uuid < <(gpu_identity "$name" "$gpu" "replaced-$(date +%s%N)")
       hw_set "$hw" "$gpu.serial" "$serial"; hw_set "$hw" "$gpu.uuid" "$uuid" ;;
@@ -83,9 +106,11 @@ heal_node() {
       ecc) awk -F= '{ split($1, p, "."); k = p[2]
                       if (k ~ /^(vol|agg)_(unc|corr)$|^rr_(unc|corr|pending|failure)$/) $2 = 0; print $1 "=" $2 }' \
              "$d/gpustate/gpus.state" > "$d/gpustate/gpus.state.tmp" && mv "$d/gpustate/gpus.state.tmp" "$d/gpustate/gpus.state" ;;
-      gpu-missing|gpu-replaced|thermal|power-brake) cp "$d/hw.orig" "$d/hw/gpus.conf.tmp" && mv "$d/hw/gpus.conf.tmp" "$d/hw/gpus.conf" ;;
+      gpu-missing|gpu-replaced|thermal|power-brake|dcgm-diag) cp "$d/hw.orig" "$d/hw/gpus.conf.tmp" && mv "$d/hw/gpus.conf.tmp" "$d/hw/gpus.conf" ;;
       # As a reboot would: the kernel log of the next boot starts without them.
       xid-*) grep -v 'NVRM: Xid' "$d/kernel/kmsg" > "$d/kernel/kmsg.tmp"; mv "$d/kernel/kmsg.tmp" "$d/kernel/kmsg" ;;
+      # In place: the node's /sys/class/infiniband is bound to this directory.
+      ib-*|hca-missing) rm -rf "${d:?}/hw/infiniband/"*; cp -a "$d/infiniband.orig/." "$d/hw/infiniband/" ;;
       unreachable) node_exec "$name" systemctl start ssh.service || true ;;
       hang) node_exec "$name" sh -c 'kill -CONT $(systemctl show -p MainPID --value ssh.service)' || true ;;
       disk-full) node_exec "$name" sh -c 'umount /etc; umount /run/sandbox-etc; rmdir /run/sandbox-etc' 2>/dev/null || true ;;

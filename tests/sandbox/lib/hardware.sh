@@ -37,3 +37,29 @@ hw_set() {  # FILE KEY VALUE (atomic rewrite: the node may be reading it)
   local f=$1 k=$2 v=$3
   { grep -v "^$k=" "$f"; echo "$k=$v"; } > "$f.tmp" && mv "$f.tmp" "$f"
 }
+
+# An HGX node's compute fabric (sandbox up --hgx): eight ConnectX-7 HCAs, mlx5_0..mlx5_7, one
+# NDR InfiniBand port each, as the kernel's sysfs shows them under /sys/class/infiniband
+# (drivers/infiniband/core/sysfs.c; tests/data/infiniband/README.md has the formats). The node
+# sees this directory there (image/kernel-view); faults rewrite the port files live, as a
+# cable pull or a renegotiated link would.
+IB_HCAS=8
+write_infiniband() {  # DIR NAME
+  local dir=$1 name=$2 i h guid p
+  rm -rf "$dir"; mkdir -p "$dir"
+  for ((i = 0; i < IB_HCAS; i++)); do
+    h=$(seeded_hex "$name/mlx5_$i" 12); guid="946d:ae03:00${h:0:2}:${h:2:4}"
+    mkdir -p "$dir/mlx5_$i/ports/1/gids"
+    echo "1: CA" > "$dir/mlx5_$i/node_type"
+    echo "MT4129" > "$dir/mlx5_$i/hca_type"            # ConnectX-7
+    echo "0x0" > "$dir/mlx5_$i/hw_rev"
+    echo "28.39.1002" > "$dir/mlx5_$i/fw_ver"
+    echo "MT_0000000838" > "$dir/mlx5_$i/board_id"
+    echo "$guid" > "$dir/mlx5_$i/node_guid"; echo "$guid" > "$dir/mlx5_$i/sys_image_guid"
+    p=$dir/mlx5_$i/ports/1
+    echo "4: ACTIVE" > "$p/state"; echo "5: LinkUp" > "$p/phys_state"
+    echo "400 Gb/sec (4X NDR)" > "$p/rate"; echo "InfiniBand" > "$p/link_layer"
+    printf '0x%x\n' $((i + 2)) > "$p/lid"; echo "0x1" > "$p/sm_lid"; echo "0" > "$p/sm_sl"; echo "0" > "$p/lid_mask_count"
+    echo "0xa751e848" > "$p/cap_mask"; echo "fe80:0000:0000:0000:$guid" > "$p/gids/0"
+  done
+}

@@ -1,11 +1,13 @@
 # The base image of every node (sourced). Built once by mmdebstrap, cached under
 # $CACHE/image-<hash of this recipe>; also holds debian/, a flat apt repository with Debian's
-# real slurm, munge and prometheus-node-exporter packages, Debian 12's real NVIDIA packages
+# real slurm, munge, prometheus-node-exporter and RDMA user-space packages, Debian 12's real NVIDIA packages
 # (non-free and contrib, with bookworm-security: the debian12-distribution profile) and whatever
 # they need beyond the image: the local copy of a Debian mirror with those components enabled.
 
 IMAGE_PACKAGES=systemd,systemd-sysv,dbus,openssh-server,ca-certificates,kmod,procps,iproute2,curl,gpg,less
-DEBIAN_EXTRA="slurmd slurmctld slurm-client munge prometheus-node-exporter"
+# The rdma step's packages (the profiles' rdma_core, ibverbs_utils, infiniband_diags rows): real,
+# on the HCAs of `sandbox up --hgx`.
+DEBIAN_EXTRA="slurmd slurmctld slurm-client munge prometheus-node-exporter rdma-core ibverbs-utils infiniband-diags"
 # What tests/e2e/debian_nonfree.sh installs with gpuctl: the driver and kernel module of
 # Debian's profile, nvidia-smi and the persistence daemon (playbooks/profiles/debian12-distribution.yaml).
 DEBIAN_NVIDIA="nvidia-driver nvidia-kernel-dkms nvidia-smi nvidia-persistenced firmware-misc-nonfree"
@@ -67,6 +69,9 @@ customize_image() {
     chroot "$r" dpkg-divert --quiet --local --rename --divert "$u.kmod" --add "$u"
     install -m 755 "$SANDBOX_SRC/image/lsmod" "$r$u"
   done
+  # Loads the modules the sandbox simulates (nvidia-peermem) into this boot's view; kmod's for the rest.
+  chroot "$r" dpkg-divert --quiet --local --rename --divert /usr/sbin/modprobe.kmod --add /usr/sbin/modprobe
+  install -m 755 "$SANDBOX_SRC/image/modprobe" "$r/usr/sbin/modprobe"
   # The node's kernel log (the NVIDIA driver's lines, injected Xids) in place of the host's.
   chroot "$r" dpkg-divert --quiet --local --rename --divert /bin/dmesg.util-linux --add /bin/dmesg
   install -m 755 "$SANDBOX_SRC/image/dmesg" "$r/bin/dmesg"

@@ -1,8 +1,8 @@
 # The gpuctl inventory of the running sandbox (sourced), in the schema of
 # docs/examples/cluster.yaml.
 
-write_inventory() {  # N GPUS MODEL HEAD
-  local n=$1 gpus=$2 model=$3 head=$4 i name last
+write_inventory() {  # N GPUS MODEL HEAD HGX
+  local n=$1 gpus=$2 model=$3 head=$4 hgx=${5:-0} i name last
   printf -v last '%02d' "$n"
   cat <<EOI
 # Written by tests/sandbox/sandbox up: the sandbox's nodes, reachable now.
@@ -20,6 +20,13 @@ cluster:
       key_url: $REPO_KEY_URL
       pin_priority: 600
 EOI
+  # HGX nodes (--hgx): NCCL uses exactly the eight compute HCAs.
+  if ((hgx)); then
+    cat <<EOI
+  nccl:
+    NCCL_IB_HCA: "=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7"
+EOI
+  fi
   # Slurm only with a head node: slurmctld runs on head01, slurmd on every GPU node.
   if ((head)); then
     cat <<EOI
@@ -70,13 +77,19 @@ EOI
   # The stand-in nvidia-smi links every GPU pair with NV18 (18 links each); one GPU has none.
   local nvlink=""
   ((gpus > 1)) && nvlink=", nvlink: {connection: NV18, links_per_gpu: 18, min_link_speed: 26}"
-  # The sandbox has no DCGM stand-in yet (issue #19): replace-gpu's default level-2 diagnostic
-  # would be an error there, so the sandbox turns it off.
+  # HGX nodes: their eight NDR HCAs with GPUDirect RDMA, and DCGM's quick diagnostic in every
+  # verify (the sandbox's dcgmi prints DCGM 4's JSON: tests/sandbox/packages/dcgmi).
+  local hgx_vars="" dcgm=""
+  if ((hgx)); then
+    dcgm=", dcgm_diag: {enabled: true, level: 1}"
+    hgx_vars=$'\n      ib_hcas: [mlx5_0, mlx5_1, mlx5_2, mlx5_3, mlx5_4, mlx5_5, mlx5_6, mlx5_7]'
+    hgx_vars+=$'\n      ib: {rate: 400, link_layer: InfiniBand, gpudirect_rdma: true}'
+  fi
   cat <<EOI
   gpu:
     hosts: "node[01-$last]"
     vars:
-      gpu: {model: $model, count: $gpus, power_watts: 700, max_temperature_c: 85$nvlink, dcgm_diag: {replace_gpu_level: 0}}
+      gpu: {model: $model, count: $gpus, power_watts: 700, max_temperature_c: 85$nvlink$dcgm}$hgx_vars
       pdu_capacity_watts: $(( (n < 8 ? n : 8) * gpus * 700 * 5 / 4 + 2000 ))
 
 hosts:

@@ -171,7 +171,8 @@ mkdir -p /run/nvidia-fabricmanager && echo $ver > /run/nvidia-fabricmanager/gpuc
   local dcgm; dcgm=$(profile_field "$profile" dcgm name)
   r=$b/dcgm
   service_files "$r" "$(profile_field "$profile" dcgm service)" nv-hostengine
-  install -m 755 "$SANDBOX_SRC/packages/dcgmi" "$r/usr/bin/dcgmi"
+  local dcgm_ver; dcgm_ver=$(profile_field "$profile" dcgm version); dcgm_ver=${dcgm_ver#*:}
+  sed "s/@DCGM_VERSION@/${dcgm_ver%-*}/" "$SANDBOX_SRC/packages/dcgmi" > "$r/usr/bin/dcgmi"; chmod 755 "$r/usr/bin/dcgmi"
   make_deb "$out" "$r" "$dcgm" "$(profile_field "$profile" dcgm version)" "NVIDIA Data Center GPU Manager"
 
   r=$b/dcgm-exporter
