@@ -127,10 +127,15 @@ void replace_cards(const WorkflowContext& context, std::unique_ptr<Transport> tr
     return;
   }
   transport.reset();  // the session opens its own connection
-  // A new card gets DCGM's diagnostic (level 2 unless gpu.dcgm_diag.replace_gpu_level says
-  // otherwise) inside verify, so a failing card keeps the node out of service.
+  // The new cards get DCGM's diagnostic (level 2 unless gpu.dcgm_diag.replace_gpu_level says
+  // otherwise) inside verify, so a failing card keeps the node out of service. Only they: the
+  // others were proven before, and a level-2 run loads every GPU it covers.
   const Node& node = *context.session.nodes().at(0);
-  workflow::converge_verify_record(context, report, node.gpu.replace_gpu_diag_level);
+  DcgmDiagRequest diag{node.gpu.replace_gpu_diag_level, {}};
+  if (diag.level > 0)
+    for (const auto& change : report.changes)
+      if (change.kind != facts::GpuChangeKind::removed && !change.new_uuid.empty()) diag.gpu_uuids.push_back(change.new_uuid);
+  workflow::converge_verify_record(context, report, diag);
 }
 
 }  // namespace

@@ -193,7 +193,7 @@ exec::TaskResult Session::apply_changes(std::size_t i, const NodePlan& node_plan
         exec::TaskResult verified;
         for (int attempt = 0; attempt < 6; ++attempt) {
           if (attempt > 0) std::this_thread::sleep_for(m_options.settle_poll);
-          verified = verify_one(i, IgnoredDrain::own, 0, checks);
+          verified = verify_one(i, IgnoredDrain::own, {}, checks);
           if (verified.status == exec::NodeStatus::ok) break;
           if (m_options.cancel && m_options.cancel->cancelled()) break;
         }
@@ -242,7 +242,7 @@ std::vector<NodeApplyOutcome> Session::apply(const Plan& plan, bool check_fresh)
   return results;
 }
 
-exec::TaskResult Session::verify_one(std::size_t i, IgnoredDrain ignored, int dcgm_level, std::vector<CheckResult>& checks) {
+exec::TaskResult Session::verify_one(std::size_t i, IgnoredDrain ignored, DcgmDiagRequest dcgm, std::vector<CheckResult>& checks) {
   auto gathered = probe_node(i, ProbePurpose::verify);
   if (!gathered) return from_error(gathered.error());
   NodeState& state = *gathered;
@@ -264,15 +264,15 @@ exec::TaskResult Session::verify_one(std::size_t i, IgnoredDrain ignored, int dc
   }
   // DCGM's diagnostic likewise: verify only, where declared (or asked for by replace-gpu).
   const auto& dcgm_spec = m_nodes[i]->gpu.dcgm_diag;
-  if (dcgm_level <= 0 && dcgm_spec && dcgm_spec->enabled) dcgm_level = dcgm_spec->level;
+  if (dcgm.level <= 0 && dcgm_spec && dcgm_spec->enabled) dcgm.level = dcgm_spec->level;
   std::optional<ObservedDcgmDiag> dcgm_run;
-  if (dcgm_level > 0 && std::ranges::find(checks_wanted, "dcgm_diag") != checks_wanted.end()) {
+  if (dcgm.level > 0 && std::ranges::find(checks_wanted, "dcgm_diag") != checks_wanted.end()) {
     auto transport = m_pool.get(*m_nodes[i]);
     if (!transport) return from_error(transport.error());
-    auto run = run_dcgm_diag(**transport, dcgm_level);
+    auto run = run_dcgm_diag(**transport, dcgm);
     if (!run && is_connection_error(run.error()) && run.error().code != ErrorCode::timeout) return from_error(run.error());
     if (run) dcgm_run = std::move(*run);
-    else dcgm_run = ObservedDcgmDiag{dcgm_level, {}, -1, {}, run.error().message};
+    else dcgm_run = ObservedDcgmDiag{dcgm.level, {}, -1, {}, run.error().message, {}};
   }
   const CheckInput input{m_inventory, *m_nodes[i], program, state, nccl_run ? &*nccl_run : nullptr,
                          dcgm_run ? &*dcgm_run : nullptr};
@@ -284,12 +284,12 @@ exec::TaskResult Session::verify_one(std::size_t i, IgnoredDrain ignored, int dc
   return {exec::NodeStatus::ok, {}};
 }
 
-std::vector<NodeVerifyOutcome> Session::verify(IgnoredDrain ignored, int dcgm_level) {
+std::vector<NodeVerifyOutcome> Session::verify(IgnoredDrain ignored, const DcgmDiagRequest& dcgm) {
   std::vector<NodeVerifyOutcome> results(m_nodes.size());
   const auto options = executor_options("verify");
   const auto outcomes = exec::run_on_nodes(m_nodes, [&](std::size_t i, const Node& node) -> exec::TaskResult {
     m_hooks.on_node_start(node.name, "verify");
-    auto done = verify_one(i, ignored, dcgm_level, results[i].checks);
+    auto done = verify_one(i, ignored, dcgm, results[i].checks);
     end_node_task(node);
     return done;
   }, options);

@@ -10,7 +10,7 @@ void stop(const WorkflowContext& context, NodeWorkflowReport& report, exec::Node
   context.recorder.record_outcomes(std::span<const NodeVerifyOutcome>(&recorded, 1));
 }
 
-void converge_verify_record(const WorkflowContext& context, NodeWorkflowReport& report, int dcgm_level) {
+void converge_verify_record(const WorkflowContext& context, NodeWorkflowReport& report, const DcgmDiagRequest& dcgm) {
   const Plan plan = context.session.plan();
   context.recorder.record_plan(plan);
   bool changed = false;
@@ -30,7 +30,7 @@ void converge_verify_record(const WorkflowContext& context, NodeWorkflowReport& 
   const auto ignored = report.slurm_decision == DrainDecision::drain              ? IgnoredDrain::own
                        : report.slurm_decision == DrainDecision::drained_by_other ? IgnoredDrain::any
                                                                                   : IgnoredDrain::none;
-  report.verify = context.session.verify(ignored, dcgm_level);
+  report.verify = context.session.verify(ignored, dcgm);
   // The facts of the verify: after every change, so they are what the node is now.
   context.recorder.record_facts(context.session);
   context.recorder.record_outcomes(report.verify);

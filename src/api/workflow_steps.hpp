@@ -10,8 +10,8 @@ namespace gpuctl::workflow {
 
 // Plans the session's one node, applies the plan when it changes something, verifies, and
 // records the gathered facts and the final outcome. Sets report.apply, .verify, .outcome.
-// `dcgm_level` > 0: verify runs DCGM's diagnostic at that level (Session::verify).
-void converge_verify_record(const WorkflowContext& context, NodeWorkflowReport& report, int dcgm_level = 0);
+// `dcgm.level` > 0: verify runs DCGM's diagnostic at that level, on the GPUs it names (Session::verify).
+void converge_verify_record(const WorkflowContext& context, NodeWorkflowReport& report, const DcgmDiagRequest& dcgm = {});
 
 // Runs `work` (which sets report.outcome, and report.verify when it verified) inside the one
 // drain sequence (drain_sequence.hpp) when Slurm is enabled in the inventory: Slurm is asked

@@ -45,7 +45,9 @@ CheckResult check_dcgm_diag(const CheckInput& in) {
     return cannot_run("DCGM's diagnostic did not run on the node (verify runs it)");
   }
   const int level = in.dcgm_diag->level;
-  const auto expected = fmt::format("level {}: every test passes on every GPU", level);
+  const auto expected = in.dcgm_diag->gpus.empty()
+                            ? fmt::format("level {}: every test passes on every GPU", level)
+                            : fmt::format("level {}: every test passes on {}", level, in.dcgm_diag->gpus);
   const DcgmNames names{in.inventory.cluster.packages.package("dcgm"), in.inventory.cluster.packages.service("dcgm")};
   const auto report = dcgm_diag_result(*in.dcgm_diag, names);
   if (!report) return cannot_run(report.error().message);

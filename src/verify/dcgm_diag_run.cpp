@@ -5,6 +5,7 @@
 
 #include <gpuctl/util/strings.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <fmt/format.h>
 
@@ -19,6 +20,14 @@ constexpr std::string_view k_no_dcgmi = "dcgmi is not on the node's PATH";
 
 bool contains(std::string_view text, std::string_view what) { return text.find(what) != std::string_view::npos; }
 
+// `dcgmi diag` falls back to an embedded host engine when none answers
+// (StartDiag::DoExecuteConnectionFailure); these are dcgmi's words when that fails too, or when
+// it was told to connect, and what every other dcgmi command prints without one (dcgmi/Command.cpp).
+bool host_engine_unreachable(std::string_view output) {
+  return contains(output, "Unable to start an embedded host engine") || contains(output, "unable to establish a connection") ||
+         contains(output, "Unable to connect to host engine");
+}
+
 }  // namespace
 
 // NVIDIA's guide gives level 1 seconds, level 2 about two minutes, level 3 about half an hour
@@ -31,9 +40,15 @@ int dcgm_diag_timeout_s(int level) {
   }
 }
 
-std::string dcgm_diag_script(int level) {
-  // The level reaches the shell quoted, although the inventory only admits 1 to 3.
-  const auto quoted = util::shell_quote(std::to_string(level));
+std::string dcgm_diag_script(int level, const std::vector<int>& gpu_ids) {
+  // The level reaches the shell quoted, although the inventory only admits 1 to 3; the ids too,
+  // although they are numbers dcgmi printed.
+  auto quoted = util::shell_quote(std::to_string(level));
+  if (!gpu_ids.empty()) {
+    std::vector<std::string> ids;
+    for (const int id : gpu_ids) ids.push_back(std::to_string(id));
+    quoted += " -i " + util::shell_quote(util::join(ids, ","));
+  }
   return fmt::format(
       "export LC_ALL=C\n"
       "PATH=\"$PATH:/usr/bin:/usr/local/bin:/usr/sbin\"\n"
@@ -69,29 +84,92 @@ Result<DcgmDiagReport> dcgm_diag_result(const ObservedDcgmDiag& run, const DcgmN
   if (run.problem == k_no_dcgmi)
     return fail(ErrorCode::not_found, fmt::format("{}: install {} (the monitoring step does with monitoring.dcgm_exporter) "
                                                   "and start {}", run.problem, package, service));
-  if (!run.problem.empty()) return fail(ErrorCode::io, run.problem);
+  // Only where the output holds no diagnostic JSON (a test's message could quote these words).
+  const auto unreachable = [&] {
+    return fail(ErrorCode::io, fmt::format("DCGM's host engine is not reachable ({}): start it with "
+                                           "`systemctl enable --now {}`",
+                                           util::trim(util::tail_lines(run.output, 1)), service));
+  };
+  if (!run.problem.empty()) return host_engine_unreachable(run.output) ? unreachable() : fail(ErrorCode::io, run.problem);
   if (run.exit_code == 124 || run.exit_code == 137)
     return fail(ErrorCode::timeout, fmt::format("dcgmi diag -r {} did not finish within {} s (killed by timeout)", run.level,
                                                 dcgm_diag_timeout_s(run.level)));
   auto report = parse_dcgm_diag(run.output);
   if (report) return report;
-  // No JSON. `dcgmi diag` falls back to an embedded host engine when none answers
-  // (StartDiag::DoExecuteConnectionFailure); these are dcgmi's words when that fails too, or
-  // when it was told to connect (dcgmi/Command.cpp).
-  if (contains(run.output, "Unable to start an embedded host engine") || contains(run.output, "unable to establish a connection") ||
-      contains(run.output, "Unable to connect to host engine"))
-    return fail(ErrorCode::io, fmt::format("DCGM's host engine is not reachable ({}): start it with "
-                                           "`systemctl enable --now {}`",
-                                           util::trim(util::tail_lines(run.output, 1)), service));
+  if (host_engine_unreachable(run.output)) return unreachable();
   auto error = report.error();
   error.message = fmt::format("dcgmi diag -r {} (exit status {}): {}", run.level, run.exit_code, error.message);
   return std::unexpected(error);
 }
 
-Result<ObservedDcgmDiag> run_dcgm_diag(Transport& transport, int level) {
-  auto result = transport.run("sh -s", CommandOptions{std::chrono::seconds(dcgm_diag_timeout_s(level) + 30), dcgm_diag_script(level), false});
+namespace {
+
+constexpr std::string_view k_discovery_script =
+    "export LC_ALL=C\n"
+    "PATH=\"$PATH:/usr/bin:/usr/local/bin:/usr/sbin\"\n"
+    "command -v dcgmi >/dev/null 2>&1 || { echo '@@dcgm problem no-dcgmi'; exit 0; }\n"
+    "echo '@@dcgm command dcgmi discovery -l'\n"
+    "dcgmi discovery -l 2>&1\n"
+    "echo \"@@dcgm rc $?\"\n";
+
+// DCGM's ids of the requested GPUs. Where they cannot be had, `run` says why: its problem,
+// and the listing as its command and output.
+Result<std::vector<int>> dcgm_gpu_ids(Transport& transport, const DcgmDiagRequest& request, ObservedDcgmDiag& run) {
+  auto result = transport.run("sh -s", CommandOptions{std::chrono::seconds(60), std::string(k_discovery_script), false});
   if (!result) return std::unexpected(result.error());
-  return parse_dcgm_diag_run(result->out + result->err, level);
+  auto listed = parse_dcgm_diag_run(result->out + result->err, request.level);
+  if (!listed) {
+    run.problem = listed.error().message;
+    return std::vector<int>{};
+  }
+  run.command = listed->command;
+  run.output = listed->output;
+  run.exit_code = listed->exit_code;
+  if (!listed->problem.empty()) {
+    run.problem = listed->problem;
+    return std::vector<int>{};
+  }
+  const auto gpus = parse_dcgm_discovery(listed->output);
+  if (!gpus) {
+    run.problem = fmt::format("{} (exit status {})", gpus.error().message, listed->exit_code);
+    return std::vector<int>{};
+  }
+  std::vector<int> ids;
+  std::vector<std::string> named;
+  for (const auto& uuid : request.gpu_uuids) {
+    const auto it = std::ranges::find(*gpus, uuid, &std::pair<std::string, int>::first);
+    if (it == gpus->end()) {
+      run.problem = fmt::format("DCGM does not list GPU {} (dcgmi discovery -l; `dcgmi discovery -l --all` shows the "
+                                "GPUs it lost): check the card with nvidia-smi, then restart DCGM's host engine",
+                                uuid);
+      return std::vector<int>{};
+    }
+    ids.push_back(it->second);
+    named.push_back(fmt::format("DCGM GPU {} ({})", it->second, uuid));
+  }
+  run.gpus = util::join(named, ", ");
+  return ids;
+}
+
+}  // namespace
+
+Result<ObservedDcgmDiag> run_dcgm_diag(Transport& transport, const DcgmDiagRequest& request) {
+  const int level = request.level;
+  ObservedDcgmDiag listing;
+  listing.level = level;
+  std::vector<int> ids;
+  if (!request.gpu_uuids.empty()) {
+    auto found = dcgm_gpu_ids(transport, request, listing);
+    if (!found) return std::unexpected(found.error());
+    if (!listing.problem.empty()) return listing;
+    ids = std::move(*found);
+  }
+  auto result = transport.run("sh -s", CommandOptions{std::chrono::seconds(dcgm_diag_timeout_s(level) + 30),
+                                                      dcgm_diag_script(level, ids), false});
+  if (!result) return std::unexpected(result.error());
+  auto run = parse_dcgm_diag_run(result->out + result->err, level);
+  if (run) run->gpus = listing.gpus;
+  return run;
 }
 
 }  // namespace gpuctl

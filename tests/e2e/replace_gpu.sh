@@ -39,17 +39,22 @@ expect_rc 3 g verify "$INVENTORY" --limit node02
 expect_output 'ecc_errors'
 new_serial=$("$GPUCTL" facts "$INVENTORY" --limit node02 --json | jq -r '.nodes[0].gpus[0].serial')
 [[ $new_serial != "$old_serial" ]] || die "gpu-replaced did not change the serial"
-echo "--- a new card that fails DCGM's level-2 diagnostic keeps replace-gpu from passing (issue #19)"
-hw_set0() { { grep -v "^0\.inforom=" "$d2/hw/gpus.conf"; [[ -z $1 ]] || echo "0.inforom=$1"; } > "$d2/hw/gpus.conf.tmp" && mv "$d2/hw/gpus.conf.tmp" "$d2/hw/gpus.conf"; }
-hw_set0 corrupt   # what `sandbox fault node02 dcgm-diag 0` sets, without healing the swap
+echo "--- DCGM's level-2 diagnostic runs on the new card alone, and a failing one fails replace-gpu (issue #19)"
+# inforom SLOT [corrupt]: what `sandbox fault node02 dcgm-diag SLOT` sets, without healing the swap.
+inforom() { { grep -v "^$1\.inforom=" "$d2/hw/gpus.conf"; [[ -z ${2:-} ]] || echo "$1.inforom=$2"; } > "$d2/hw/gpus.conf.tmp" &&
+  mv "$d2/hw/gpus.conf.tmp" "$d2/hw/gpus.conf"; }
+new_uuid=$("$GPUCTL" facts "$INVENTORY" --limit node02 --json | jq -r '.nodes[0].gpus[0].uuid')
+inforom 0 corrupt
 rc=0; failed_run=$("$GPUCTL" replace-gpu "$INVENTORY" node02 --yes --json --no-progress 2>/dev/null) || rc=$?
 [[ $rc == 3 ]] || die "replace-gpu with a card failing DCGM's diagnostic exited $rc, not 3:\n$failed_run"
-[[ $(jq -r '.verify.failed_checks[] | select(.name == "dcgm_diag") | .observed' <<<"$failed_run") == \
-   "level 2: 3 tests, 1 failed: software on GPU 0 (Inforom: A corrupt InfoROM"* ]] ||
-  die "replace-gpu did not fail DCGM's level-2 diagnostic on the new card:\n$failed_run"
-hw_set0 ""
+diag=$(jq -r '.verify.failed_checks[] | select(.name == "dcgm_diag") | "\(.observed) | \(.expected)"' <<<"$failed_run")
+[[ $diag == "level 2: 3 tests, 1 failed: software on GPU 0 (Inforom: A corrupt InfoROM"*" | level 2: every test passes on DCGM GPU 0 ($new_uuid)" ]] ||
+  die "replace-gpu did not fail DCGM's level-2 diagnostic on the new card alone:\n$diag\n$failed_run"
+inforom 0
+inforom 1 corrupt   # an old card's InfoROM: not the new card's diagnostic's business
 expect_rc 0 "$GPUCTL" replace-gpu "$INVENTORY" node02 --yes --json --no-progress
 report=$OUTPUT
+inforom 1
 [[ $(jq -r .status <<<"$report") =~ ^(ok|changed)$ ]] || die "status not ok:\n$report"
 [[ $(jq -r '.changes | length' <<<"$report") == 1 ]] || die "expected one changed card:\n$report"
 [[ $(jq -r '.changes[0].slot' <<<"$report") == 0 ]] || die "wrong slot:\n$report"

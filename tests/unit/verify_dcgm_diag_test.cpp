@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "dcgm_test_documents.hpp"
+#include "fake_transport.hpp"
 #include "probe_capture.hpp"
 #include "program_builder.hpp"
 #include "template_test_inventory.hpp"
@@ -22,7 +23,7 @@ using testing::dcgm4_document_around_test;
 using testing::read_test_data;
 
 ObservedDcgmDiag ran(std::string output, int level = 1, int exit_code = 0) {
-  return ObservedDcgmDiag{level, fmt::format("dcgmi diag -r {} -j", level), exit_code, std::move(output), {}};
+  return ObservedDcgmDiag{level, fmt::format("dcgmi diag -r {} -j", level), exit_code, std::move(output), {}, {}};
 }
 
 TEST(DcgmDiagParser, ReadsTheReal423Gb10FailureWithItsWarningAndInfo) {
@@ -230,12 +231,81 @@ TEST_F(DcgmDiagCheck, ErrorsWhenDcgmCannotRun) {
   auto r = run();
   EXPECT_EQ(r.status, CheckStatus::error);
   EXPECT_NE(r.detail.find("host engine is not reachable"), std::string::npos) << r.detail;
-  observed = ObservedDcgmDiag{1, {}, -1, {}, "dcgmi is not on the node's PATH"};
+  observed = ObservedDcgmDiag{1, {}, -1, {}, "dcgmi is not on the node's PATH", {}};
   r = run();
   EXPECT_EQ(r.status, CheckStatus::error);
   EXPECT_NE(r.detail.find("install"), std::string::npos) << r.detail;
   observed = ran("{ not json", 1, 0);
   EXPECT_EQ(run().status, CheckStatus::error);
+}
+
+TEST(DcgmDiscovery, MapsUuidsToDcgmIdsInTheRealTableOfAnEightGpuH800) {
+  const auto gpus = parse_dcgm_discovery(read_test_data("dcgm/dcgmi-discovery-h800-table.txt"));
+  ASSERT_TRUE(gpus) << gpus.error().message;
+  ASSERT_EQ(gpus->size(), 8u);
+  EXPECT_EQ((*gpus)[0], (std::pair<std::string, int>{"GPU-34bf77d1-c686-6821-79a8-32d326c5039c", 0}));
+  EXPECT_EQ((*gpus)[5], (std::pair<std::string, int>{"GPU-9a8ef0b8-9816-459d-fa13-cda74cf19d37", 5}));
+  EXPECT_EQ((*gpus)[7], (std::pair<std::string, int>{"GPU-474d838c-171f-d249-4f45-bbc01a8eb74a", 7}));
+}
+
+TEST(DcgmDiscovery, ReadsTheLaterPlainListLayoutAndStopsBeforeOtherEntities) {
+  const auto gpus = parse_dcgm_discovery(read_test_data("dcgm/dcgmi-discovery-4.4-list.txt"));
+  ASSERT_TRUE(gpus) << gpus.error().message;
+  ASSERT_EQ(gpus->size(), 4u);
+  EXPECT_EQ((*gpus)[3], (std::pair<std::string, int>{"GPU-893e8405-030d-31eb-a44e-982d4d646a22", 3}));
+}
+
+TEST(DcgmDiscovery, NoGpuListedIsAnErrorQuotingDcgmi) {
+  const auto gpus = parse_dcgm_discovery(read_test_data("dcgm/dcgmi-no-hostengine.txt"));
+  ASSERT_FALSE(gpus);
+  EXPECT_NE(gpus.error().message.find("Error:"), std::string::npos) << gpus.error().message;
+  // A UUID line with no id before it (a truncated table) names no GPU.
+  EXPECT_FALSE(parse_dcgm_discovery("|        | Device UUID: GPU-34bf77d1-c686-6821-79a8-32d326c5039c |\n"));
+}
+
+std::string marked(std::string_view command, std::string_view output, int rc) {
+  return fmt::format("@@dcgm command {}\n{}@@dcgm rc {}\n", command, output, rc);
+}
+
+TEST(DcgmDiagRun, ReplaceGpuRunsOnlyTheNewCardByItsDcgmId) {
+  testing::FakeTransport node;
+  node.on_command("dcgmi discovery -l", {0, marked("dcgmi discovery -l", read_test_data("dcgm/dcgmi-discovery-h800-table.txt"), 0), "", {}});
+  // Answered only when the diagnostic is limited to DCGM's GPU 5: anything else is "not found".
+  node.on_command("dcgmi diag -r 2 -i 5 -j",
+                  {0, marked("dcgmi diag -r 2 -i 5 -j", read_test_data("dcgm/dcgm4.2.3-r1-gb10-software-fail.json"), 226), "", {}});
+  const auto run = run_dcgm_diag(node, {2, {"GPU-9a8ef0b8-9816-459d-fa13-cda74cf19d37"}});
+  ASSERT_TRUE(run) << run.error().message;
+  EXPECT_EQ(run->problem, "");
+  EXPECT_EQ(run->exit_code, 226);
+  EXPECT_EQ(run->gpus, "DCGM GPU 5 (GPU-9a8ef0b8-9816-459d-fa13-cda74cf19d37)");
+  EXPECT_EQ(node.commands.size(), 2u);
+
+  // No GPU named: one run over every GPU, no -i, no listing.
+  node.on_command("dcgmi diag -r 2 -j", {0, marked("dcgmi diag -r 2 -j", "{}", 0), "", {}});
+  const auto all = run_dcgm_diag(node, {2, {}});
+  ASSERT_TRUE(all) << all.error().message;
+  EXPECT_EQ(all->command, "dcgmi diag -r 2 -j");
+  EXPECT_EQ(all->gpus, "");
+  EXPECT_EQ(node.commands.size(), 3u);
+}
+
+TEST(DcgmDiagRun, ACardDcgmDoesNotListIsTheRunsProblemNeverAPass) {
+  testing::FakeTransport node;
+  node.on_command("dcgmi discovery -l", {0, marked("dcgmi discovery -l", read_test_data("dcgm/dcgmi-discovery-4.4-list.txt"), 0), "", {}});
+  const auto run = run_dcgm_diag(node, {2, {"GPU-00000000-0000-0000-0000-000000000000"}});
+  ASSERT_TRUE(run) << run.error().message;
+  EXPECT_NE(run->problem.find("DCGM does not list GPU GPU-00000000-0000-0000-0000-000000000000"), std::string::npos) << run->problem;
+  EXPECT_EQ(node.commands.size(), 1u);  // no diagnostic run on the wrong GPUs
+  EXPECT_FALSE(dcgm_diag_result(*run, {}));
+
+  testing::FakeTransport down;  // no host engine: dcgmi's own words, and the service to start
+  down.on_command("dcgmi discovery -l", {0, marked("dcgmi discovery -l", read_test_data("dcgm/dcgmi-no-hostengine.txt"), 255), "", {}});
+  const auto unreachable = run_dcgm_diag(down, {2, {"GPU-9a8ef0b8-9816-459d-fa13-cda74cf19d37"}});
+  ASSERT_TRUE(unreachable);
+  const auto result = dcgm_diag_result(*unreachable, {"datacenter-gpu-manager-4-cuda12", "nvidia-dcgm"});
+  ASSERT_FALSE(result);
+  EXPECT_NE(result.error().message.find("host engine is not reachable"), std::string::npos) << result.error().message;
+  EXPECT_NE(result.error().message.find("systemctl enable --now nvidia-dcgm"), std::string::npos);
 }
 
 TEST(DcgmDiagInventory, DeclaredKeyByKeyWithReplaceGpuOnItsOwn) {

@@ -14,6 +14,7 @@
 #include <gpuctl/playbook/playbook.hpp>
 #include <gpuctl/transport/transport_factory.hpp>
 #include <gpuctl/verify/checks.hpp>
+#include <gpuctl/verify/dcgm_run.hpp>
 #include <gpuctl/verify/outcome.hpp>
 
 #include <chrono>
@@ -68,10 +69,11 @@ class Session {
 
   // Gathers state and runs every check of each node's program. `ignored` drains are not held
   // against slurmd_registered: gpuctl's own (a workflow resumes the node once it verifies), or
-  // any (a workflow that reports the node as left drained by someone else). `dcgm_level` > 0
+  // any (a workflow that reports the node as left drained by someone else). `dcgm.level` > 0
   // runs DCGM's diagnostic at that level on every node whose program has the dcgm_diag check,
-  // declared or not (replace-gpu's level 2 on a new card); 0: where gpu.dcgm_diag declares it.
-  std::vector<NodeVerifyOutcome> verify(IgnoredDrain ignored = IgnoredDrain::none, int dcgm_level = 0);
+  // declared or not, on the GPUs it names (replace-gpu's level 2 on the new cards); 0: where
+  // gpu.dcgm_diag declares it, on every GPU.
+  std::vector<NodeVerifyOutcome> verify(IgnoredDrain ignored = IgnoredDrain::none, const DcgmDiagRequest& dcgm = {});
 
   const std::vector<const Node*>& nodes() const { return m_nodes; }
   const SessionOptions& options() const { return m_options; }
@@ -95,7 +97,7 @@ class Session {
   // Applies a node's changes, inside a Slurm drain when they are disruptive (apply/drain.hpp).
   exec::TaskResult apply_changes(std::size_t index, const NodePlan& plan, NodeApplyResult& result);
   // Gathers the node's state and runs its program's checks, looking past `ignored` drains.
-  exec::TaskResult verify_one(std::size_t index, IgnoredDrain ignored, int dcgm_level, std::vector<CheckResult>& checks);
+  exec::TaskResult verify_one(std::size_t index, IgnoredDrain ignored, DcgmDiagRequest dcgm, std::vector<CheckResult>& checks);
   // Announces the phase to the hooks and forwards each node's outcome to them.
   exec::ExecutorOptions executor_options(std::string_view phase);
 

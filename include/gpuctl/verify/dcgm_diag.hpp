@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace gpuctl {
@@ -51,8 +52,16 @@ struct DcgmDiagReport {
 Result<DcgmDiagReport> parse_dcgm_diag(std::string_view output);
 
 // The POSIX sh script verify runs on the node for `level` (1 to 3; pure). It prints "@@dcgm
-// key value" marker lines around dcgmi's own output.
-std::string dcgm_diag_script(int level);
+// key value" marker lines around dcgmi's own output. `gpu_ids` (DCGM's GPU ids): `-i` limits
+// the run to them; empty: every GPU.
+std::string dcgm_diag_script(int level, const std::vector<int>& gpu_ids = {});
+
+// DCGM's GPU id of each GPU UUID in `dcgmi discovery -l` (pure). Both layouts dcgmi prints:
+// the table of DCGM 3 and 4 ("| 0      | Name: ...", "|        | Device UUID: GPU-...") and
+// the plain list of later 4.x releases ("GPU ID: 0", "Device UUID: GPU-...");
+// tests/data/dcgm/README.md. DCGM's ids are its own, not nvidia-smi's indexes. Error: no GPU
+// found in the text (the message quotes its last lines: dcgmi's connection error).
+Result<std::vector<std::pair<std::string, int>>> parse_dcgm_discovery(std::string_view output);
 
 // How long the script lets dcgmi run at `level`, in seconds.
 int dcgm_diag_timeout_s(int level);
@@ -72,8 +81,9 @@ struct DcgmNames {
 // running: start `names.service`), or output that does not parse.
 Result<DcgmDiagReport> dcgm_diag_result(const ObservedDcgmDiag& run, const DcgmNames& names);
 
-// Runs the script on the node (one Transport::run, not through sudo). Does I/O. Errors: the
-// transport's (unreachable, timeout).
-Result<ObservedDcgmDiag> run_dcgm_diag(Transport& transport, int level);
+// Runs the script on the node (one Transport::run, not through sudo; with GPUs named, one more
+// first for `dcgmi discovery -l`, to find their DCGM ids). Does I/O. A GPU DCGM does not list
+// is the run's problem, not an error. Errors: the transport's (unreachable, timeout).
+Result<ObservedDcgmDiag> run_dcgm_diag(Transport& transport, const DcgmDiagRequest& request);
 
 }  // namespace gpuctl
