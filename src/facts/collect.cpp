@@ -169,6 +169,17 @@ void fill_infiniband(NodeFacts& facts, const Probes& probes) {
       parse_fact<std::vector<InfinibandPort>>(probes, "infiniband", "/sys/class/infiniband", parse_infiniband_ports);
 }
 
+// The node's network interfaces (never empty: lo is always there).
+void fill_net_interfaces(NodeFacts& facts, const Probes& probes) {
+  facts.net_interfaces =
+      parse_fact<std::vector<NetInterface>>(probes, "net_interfaces", "/sys/class/net", parse_net_interfaces);
+}
+
+// Each GPU's PCIe AER counters; absent when a file that exists could not be read (grep failed).
+void fill_pcie_aer(NodeFacts& facts, const Probes& probes) {
+  facts.pcie_aer = parse_fact<std::vector<GpuPcieAer>>(probes, "pcie_aer", "PCIe AER counters in sysfs", parse_pcie_aer);
+}
+
 std::string random_nonce() {
   std::random_device device;
   return fmt::format("{:08x}{:08x}", device(), device());
@@ -204,6 +215,8 @@ NodeFacts facts_from_probes(std::string node, const Probes& probes) {
   fill_nvlink(facts, probes);
   fill_health(facts, probes);
   fill_infiniband(facts, probes);
+  fill_net_interfaces(facts, probes);
+  fill_pcie_aer(facts, probes);
   fill_sources(facts, probes);
   return facts;
 }

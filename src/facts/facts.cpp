@@ -1,6 +1,10 @@
 #include <gpuctl/facts/facts.hpp>
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <fmt/format.h>
+#include <numeric>
 
 namespace gpuctl {
 
@@ -31,6 +35,31 @@ std::vector<std::string> TopologyMatrix::gpus() const {
   for (const auto& row : rows)
     if (row.device.starts_with("GPU")) names.push_back(row.device);
   return names;
+}
+
+std::uint64_t AerCounts::sum() const {
+  return std::accumulate(errors.begin(), errors.end(), std::uint64_t{0},
+                         [](std::uint64_t total, const AerCounter& counter) { return total + counter.count; });
+}
+
+// "DDDDDDDD:BB:DD.F" (nvidia-smi prints an 8-digit domain, upper case) -> "dddd:bb:dd.f", the
+// name the kernel gives the device (pci_name: "%04x:%02x:%02x.%d").
+std::string sysfs_pci_bus_id(std::string_view pci_bus_id) {
+  const auto first = pci_bus_id.find(':');
+  if (first == std::string_view::npos || first == 0) return {};
+  const auto domain_text = pci_bus_id.substr(0, first);
+  unsigned long domain = 0;
+  const auto [ptr, ec] = std::from_chars(domain_text.data(), domain_text.data() + domain_text.size(), domain, 16);
+  if (ec != std::errc{} || ptr != domain_text.data() + domain_text.size()) return {};
+  const auto rest = pci_bus_id.substr(first + 1);  // "18:00.0"
+  if (rest.size() != 7 || rest[2] != ':' || rest[5] != '.') return {};
+  std::string tail;
+  for (const char c : rest) {
+    if (c == ':' || c == '.') tail += c;
+    else if (std::isxdigit(static_cast<unsigned char>(c))) tail += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    else return {};
+  }
+  return fmt::format("{:04x}:{}", domain, tail);
 }
 
 }  // namespace gpuctl

@@ -105,6 +105,33 @@ ordered_json xid_events_json(const std::vector<XidEvent>& events) {
   return list;
 }
 
+ordered_json net_interfaces_json(const std::vector<NetInterface>& interfaces) {
+  auto list = ordered_json::array();
+  for (const auto& interface : interfaces)
+    list.push_back(ordered_json{{"name", interface.name}, {"operstate", interface.operstate}});
+  return list;
+}
+
+// One AER file: each error's count by the kernel's name, in its order, and the TOTAL_ line;
+// null where the kernel did not create the file.
+ordered_json aer_counts_json(const std::optional<AerCounts>& counts) {
+  if (!counts) return nullptr;
+  auto errors = ordered_json::object();
+  for (const auto& counter : counts->errors) errors[counter.name] = counter.count;
+  return ordered_json{{"errors", errors}, {"total", counts->total}};
+}
+
+ordered_json pcie_aer_json(const std::vector<GpuPcieAer>& gpus) {
+  auto list = ordered_json::array();
+  for (const auto& gpu : gpus)
+    list.push_back(ordered_json{{"bus_id", gpu.bus_id},
+                                {"device_in_sysfs", gpu.device_in_sysfs},
+                                {"correctable", aer_counts_json(gpu.correctable)},
+                                {"fatal", aer_counts_json(gpu.fatal)},
+                                {"nonfatal", aer_counts_json(gpu.nonfatal)}});
+  return list;
+}
+
 ordered_json driver_origin_json(const DriverOrigin& origin) {
   return ordered_json{{"kind", std::string(to_string(origin.kind))},
                       {"package", origin.package},
@@ -146,6 +173,8 @@ ordered_json node_json(const NodeFacts& facts) {
                       {"rate", p.rate}, {"rate_gbps", optional_json(p.rate_gbps)}, {"link_layer", p.link_layer}});
     return list;
   });
+  j["net_interfaces"] = fact_json(facts.net_interfaces, net_interfaces_json);
+  j["pcie_aer"] = fact_json(facts.pcie_aer, pcie_aer_json);
   if (!facts.packages_absent_reason.empty()) j["packages"] = ordered_json{{"absent", facts.packages_absent_reason}};
   else j["packages"] = ordered_json(facts.packages);
   return j;

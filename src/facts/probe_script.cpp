@@ -118,6 +118,31 @@ constexpr std::string_view k_infiniband_probe =
     "for f in state phys_state rate link_layer; do v=; "
     "[ -r \"$p/$f\" ] && IFS= read -r v < \"$p/$f\"; printf '%s=%s\\n' \"$f\" \"$v\"; done; done; return 0";
 
+// Every network interface's name and operstate: the names by globbing /sys/class/net, each
+// operstate ("up\n", a few bytes) by the shell's own `read`. No process per interface.
+constexpr std::string_view k_net_interfaces_probe =
+    "[ -d /sys/class/net ] || { echo '/sys/class/net: No such file or directory' >&2; return 1; }; "
+    "[ -r /sys/class/net ] && [ -x /sys/class/net ] || { echo '/sys/class/net: Permission denied' >&2; return 1; }; "
+    "for n in /sys/class/net/*; do [ -e \"$n\" ] || continue; s=; "
+    "[ -r \"$n/operstate\" ] && IFS= read -r s < \"$n/operstate\"; printf 'iface %s %s\\n' \"${n##*/}\" \"$s\"; done; return 0";
+
+// Each GPU's PCIe AER counters (Documentation/ABI/testing/sysfs-bus-pci-devices-aer_stats): the
+// GPUs are the ones the NVIDIA driver lists under /proc/driver/nvidia/gpus (named by bus id, as
+// sysfs names them); a file the kernel did not create is named `absent`, and the files that
+// exist are read by one grep, whose exit status is the probe's: a file that exists but cannot be
+// read fails the probe (grep's message), never reads as zero. /dev/null makes grep name the file
+// on every line (POSIX grep does so with more than one file).
+constexpr std::string_view k_pcie_aer_probe =
+    "[ -d /proc/driver/nvidia/gpus ] || { echo no_nvidia_gpus; return 0; }; "
+    "set --; for g in /proc/driver/nvidia/gpus/*; do [ -e \"$g\" ] || continue; b=${g##*/}; "
+    "d=/sys/bus/pci/devices/$b; printf 'gpu %s\\n' \"$b\"; "
+    "[ -d \"$d\" ] || { printf 'no_device %s\\n' \"$b\"; continue; }; "
+    "for f in aer_dev_correctable aer_dev_fatal aer_dev_nonfatal; do "
+    "if [ -e \"$d/$f\" ]; then set -- \"$@\" \"$d/$f\"; else printf 'absent %s %s\\n' \"$b\" \"$f\"; fi; done; done; "
+    "[ \"$#\" -gt 0 ] || return 0; "
+    "command -v grep >/dev/null 2>&1 || { echo 'grep: command not found' >&2; return 127; }; "
+    "grep -e '' -- \"$@\" /dev/null";
+
 std::vector<Probe> probes(const CollectOptions& options) {
   std::vector<Probe> list{
       {"os_release", "show /etc/os-release 2>/dev/null || show /usr/lib/os-release"},
@@ -161,6 +186,8 @@ std::vector<Probe> probes(const CollectOptions& options) {
                                        "{ dmesg; echo \"@@dmesg-rc $?\"; } 2>&1 | grep -e 'NVRM: Xid' -e '^@@dmesg-rc' -e '^dmesg: '; "
                                        "return 0"});
   if (options.infiniband) list.push_back({"infiniband", std::string(k_infiniband_probe)});
+  if (options.net_interfaces) list.push_back({"net_interfaces", std::string(k_net_interfaces_probe)});
+  if (options.pcie_aer) list.push_back({"pcie_aer", std::string(k_pcie_aer_probe)});
   if (!options.state_script.empty()) list.push_back({k_state_probe, options.state_script});
   return list;
 }
@@ -209,6 +236,8 @@ std::string probe_command(std::string_view name, const CollectOptions& options) 
   if (name == "fabric") return fabric_command();
   if (name == "kernel_xids") return "dmesg | grep 'NVRM: Xid'";
   if (name == "infiniband") return "grep . /sys/class/infiniband/*/ports/*/{state,phys_state,rate,link_layer}";
+  if (name == "net_interfaces") return "grep . /sys/class/net/*/operstate";
+  if (name == "pcie_aer") return "grep . /sys/bus/pci/devices/<GPU>/aer_dev_{correctable,fatal,nonfatal} (each GPU of /proc/driver/nvidia/gpus)";
   if (name == "packages") return dpkg_query_command(options);
   if (name == "driver_origin")
     return fmt::format("dpkg-query -S \"$(command -v nvidia-smi)\"; ls -d {}", k_runfile_marks);

@@ -1,8 +1,10 @@
 // NodeFacts -> a compact human summary and GPU table for `gpuctl facts`.
 #include <gpuctl/facts/json.hpp>
+#include <gpuctl/util/strings.hpp>
 
 #include <fmt/format.h>
 #include <map>
+#include <vector>
 
 namespace gpuctl::facts {
 namespace {
@@ -105,6 +107,32 @@ std::string infiniband_summary(const NodeFacts& facts) {
   return out;
 }
 
+// The interfaces on one line with their operstate: "eth0 (up), lo (unknown)".
+std::string net_interfaces_summary(const NodeFacts& facts) {
+  if (!facts.net_interfaces.present())
+    return fmt::format("  network interfaces: absent ({})\n", facts.net_interfaces.absent_reason);
+  std::vector<std::string> names;
+  for (const auto& interface : *facts.net_interfaces.value)
+    names.push_back(fmt::format("{} ({})", interface.name, interface.operstate.empty() ? "?" : interface.operstate));
+  return fmt::format("  network interfaces: {}\n", util::join(names, ", "));
+}
+
+// One line per GPU that has AER statistics, with its totals; one line when none has.
+std::string pcie_aer_summary(const NodeFacts& facts) {
+  if (!facts.pcie_aer.present()) return fmt::format("  PCIe AER: absent ({})\n", facts.pcie_aer.absent_reason);
+  std::string out;
+  const auto total = [](const std::optional<AerCounts>& counts) {
+    return counts ? std::to_string(counts->total) : std::string("-");
+  };
+  for (const auto& gpu : *facts.pcie_aer.value) {
+    if (!gpu.correctable && !gpu.fatal && !gpu.nonfatal) continue;
+    out += fmt::format("  PCIe AER {}: correctable {}, non-fatal {}, fatal {}\n", gpu.bus_id, total(gpu.correctable),
+                       total(gpu.nonfatal), total(gpu.fatal));
+  }
+  if (out.empty() && !facts.pcie_aer.value->empty()) out = "  PCIe AER: no AER statistics in sysfs for the GPUs\n";
+  return out;
+}
+
 }  // namespace
 
 std::string render_facts_text(const NodeFacts& facts) {
@@ -119,7 +147,8 @@ std::string render_facts_text(const NodeFacts& facts) {
                      text_or_absent(facts.nccl_version, show_string));
   out += fmt::format("  modules: {}\n", gpu_modules(facts));
   if (!facts.gpus.present())
-    return out + fmt::format("  GPUs: absent ({})\n", facts.gpus.absent_reason) + infiniband_summary(facts);
+    return out + fmt::format("  GPUs: absent ({})\n", facts.gpus.absent_reason) + pcie_aer_summary(facts) +
+           infiniband_summary(facts) + net_interfaces_summary(facts);
   out += fmt::format("  {:<3} {:<14} {:<17} {:>10} {:<7} {:<4} {:<11} {:<7} {:<11} {:>5} {:>8}\n", "GPU", "NAME",
                      "BUS ID", "MEMORY", "PERSIST", "ECC", "UNCORR V/A", "REMAP", "PCIE", "TEMP", "POWER");
   for (const auto& gpu : *facts.gpus.value) {
@@ -142,7 +171,8 @@ std::string render_facts_text(const NodeFacts& facts) {
       if (!is_not_applicable(raw)) failed += fmt::format("{}{} = {}", failed.empty() ? "" : ", ", field, raw.empty() ? "(empty)" : raw);
     if (!failed.empty()) out += fmt::format("  GPU {} unreadable: {}\n", gpu.index, failed);
   }
-  return out + nvlink_summary(facts) + infiniband_summary(facts);
+  return out + nvlink_summary(facts) + pcie_aer_summary(facts) + infiniband_summary(facts) +
+         net_interfaces_summary(facts);
 }
 
 }  // namespace gpuctl::facts

@@ -3,6 +3,7 @@
 
 #include <gpuctl/inventory/hostlist.hpp>
 #include <gpuctl/inventory/nccl_ib_hca.hpp>
+#include <gpuctl/inventory/nccl_socket_ifname.hpp>
 #include <gpuctl/util/strings.hpp>
 
 #include <fmt/format.h>
@@ -57,6 +58,20 @@ void lint_nccl_ib_hca(const Inventory& inv, const RawInventory& raw, Decoder& d)
                  fmt::format("NCCL_IB_HCA names '{}', which is not among the ib_hcas of host{} '{}'", entry,
                              hosts.size() == 1 ? "" : "s", hostlist::compress(hosts)),
                  "NCCL finds no such HCA there: fix NCCL_IB_HCA or the hosts' ib_hcas");
+}
+
+// cluster.nccl's NCCL_SOCKET_IFNAME written so that NCCL reads it otherwise than it looks: empty
+// entries, no entry, a name no Linux interface can have, a wildcard, a ':' (a port to NCCL).
+// One warning per problem, at the value. The inventory does not know the nodes' interfaces:
+// whether the names exist is verify's nccl_socket_ifname check.
+void lint_nccl_socket_ifname(const Inventory& inv, const RawInventory& raw, Decoder& d) {
+  const auto it = inv.cluster.nccl.find("NCCL_SOCKET_IFNAME");
+  if (it == inv.cluster.nccl.end()) return;
+  const auto pos = raw.nccl_socket_ifname_pos.line > 0 ? raw.nccl_socket_ifname_pos : raw.cluster_pos;
+  for (const auto& problem : parse_nccl_socket_ifname(it->second).problems)
+    d.warning_at(pos.line, pos.column, fmt::format("NCCL_SOCKET_IFNAME '{}': {}", it->second, problem),
+                 "NCCL_SOCKET_IFNAME is a ','-separated list of interface-name prefixes; '^' first excludes "
+                 "them, '=' makes them exact names ('=bond0', '^docker,lo')");
 }
 
 }  // namespace
@@ -131,6 +146,7 @@ void lint_inventory(const Resolved& resolved, const RawInventory& raw, Decoder& 
   }
 
   lint_nccl_ib_hca(inv, raw, d);
+  lint_nccl_socket_ifname(inv, raw, d);
 
   // PDU headroom: keep 20% of each rack's PDU capacity free. The capacity used is the smallest
   // its nodes give; the warning points at that `pdu_capacity_watts` value.

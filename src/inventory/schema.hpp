@@ -88,6 +88,7 @@ struct RawInventory {
   Pos controller_pos;
   Pos prometheus_pos;
   Pos nccl_ib_hca_pos;  // the value of cluster.nccl.NCCL_IB_HCA, for the lint about it
+  Pos nccl_socket_ifname_pos;  // the value of cluster.nccl.NCCL_SOCKET_IFNAME, likewise
   std::vector<RawPartition> partitions;
   RawSettings defaults;
   std::vector<RawGroup> groups;

@@ -84,6 +84,7 @@ std::map<std::string, std::string> decode_nccl(Decoder& d, const YamlNode& node,
          std::string(grammar::nccl_value.fix));
     else {
       if (entry.key == "NCCL_IB_HCA") raw.nccl_ib_hca_pos = entry.value_pos;
+      if (entry.key == "NCCL_SOCKET_IFNAME") raw.nccl_socket_ifname_pos = entry.value_pos;
       out.emplace(std::move(entry.key), std::move(entry.value));
     }
   }

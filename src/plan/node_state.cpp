@@ -177,6 +177,8 @@ facts::CollectOptions node_probe_options(const NodeProgram& program, ProbePurpos
   options.fabric = purpose == ProbePurpose::verify && wants("fabric_state");
   options.kernel_xids = purpose == ProbePurpose::verify && wants("xid_events");
   options.infiniband = purpose == ProbePurpose::verify && (wants("ib_ports") || wants("nccl_ib_hca"));
+  options.net_interfaces = purpose == ProbePurpose::verify && wants("nccl_socket_ifname");
+  options.pcie_aer = purpose == ProbePurpose::verify && wants("pcie_aer");
   return options;
 }
 

@@ -19,6 +19,7 @@ const std::map<std::string, std::string>& probe_of_check() {
       {"row_remap", "remapped_rows"},    {"pcie_link", "gpus"},          {"persistence_mode", "gpus"},
       {"cuda_version", "cuda"},            {"nccl_present", "nccl_libraries"}, {"nvlink_topology", "topology"},
       {"ib_ports", "infiniband"},          {"nccl_ib_hca", "infiniband"},     {"nvidia_peermem", "modules"},
+      {"nccl_socket_ifname", "net_interfaces"}, {"pcie_aer", "pcie_aer"},
   };
   return probes;
 }

@@ -6,6 +6,8 @@
 #include "gpu_checks.hpp"
 #include "health_checks.hpp"
 #include "ib_checks.hpp"
+#include "network_checks.hpp"
+#include "pcie_aer_check.hpp"
 
 #include <gpuctl/facts/slurm.hpp>
 #include <gpuctl/plan/plan.hpp>
@@ -225,6 +227,7 @@ const std::map<std::string, CheckFunction>& registry() {
       {"ecc_errors", check_ecc_errors},
       {"row_remap", check_row_remap},
       {"pcie_link", check_pcie_link},
+      {"pcie_aer", check_pcie_aer},
       {"persistence_mode", check_persistence_mode},
       {"clock_slowdown", check_clock_slowdown},
       {"gpu_temperature", check_gpu_temperature},
@@ -265,6 +268,7 @@ const std::map<std::string, CheckFunction>& registry() {
       {"ib_ports", check_ib_ports},
       {"nvidia_peermem", check_nvidia_peermem},
       {"nccl_ib_hca", check_nccl_ib_hca},
+      {"nccl_socket_ifname", check_nccl_socket_ifname},
       {"slurmd_active", [](const CheckInput& in) { return service_active(in, "slurmd"); }},
       {"slurmd_registered", slurmd_registered},
       {"slurmctld_active", [](const CheckInput& in) { return service_active(in, "slurmctld"); }},
@@ -317,6 +321,7 @@ const std::vector<CheckInfo>& known_checks() {
       {"ecc_errors", "ECC on and no uncorrectable volatile errors"},
       {"row_remap", "no pending retired pages / row remaps, no remap failure"},
       {"pcie_link", "PCIe link at its maximum width"},
+      {"pcie_aer", "no fatal or non-fatal uncorrectable PCIe AER error on any GPU since boot (sysfs aer_dev_*)"},
       {"persistence_mode", "persistence mode on"},
       {"clock_slowdown", "no GPU's clocks held down by HW slowdown (thermal, power brake) or SW thermal capping"},
       {"gpu_temperature", "every GPU at or below gpu.max_temperature_c"},
@@ -333,6 +338,7 @@ const std::vector<CheckInfo>& known_checks() {
       {"ib_ports", "every declared HCA present, its ports ACTIVE/LinkUp at ib.rate and ib.link_layer"},
       {"nvidia_peermem", "nvidia-peermem loaded where ib.gpudirect_rdma is declared (GPUDirect RDMA)"},
       {"nccl_ib_hca", "the HCAs NCCL_IB_HCA selects exist on the node"},
+      {"nccl_socket_ifname", "NCCL_SOCKET_IFNAME selects an interface the node has"},
       {"slurmd_active", "slurmd running"},
       {"slurmd_registered", "the node is up in Slurm (not down or drained) with the inventory's GPUs as GRES"},
       {"slurmctld_active", "slurmctld running"},

@@ -95,9 +95,11 @@ TEST(FactsText, SummarisesNodeAndTabulatesGpus) {
   // The synthesised GPU 7's power.draw is [Unknown Error]: named under the table.
   EXPECT_NE(text.find("\n  GPU 7 unreadable: power.draw = [Unknown Error]\n"), std::string::npos) << text;
   // 3 summary lines, the table header, 8 GPUs, the unreadable line, then the topology,
-  // NVLink and InfiniBand lines (absent here).
-  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3 + 1 + 8 + 1 + 3);
+  // NVLink, PCIe AER, InfiniBand and network interface lines (absent here).
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3 + 1 + 8 + 1 + 5);
   EXPECT_NE(text.find("  InfiniBand: absent ("), std::string::npos) << text;
+  EXPECT_NE(text.find("  PCIe AER: absent ("), std::string::npos) << text;
+  EXPECT_NE(text.find("  network interfaces: absent ("), std::string::npos) << text;
   EXPECT_NE(text.find("  topology: absent ("), std::string::npos) << text;
 }
 

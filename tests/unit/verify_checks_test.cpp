@@ -85,7 +85,7 @@ TEST_F(Checks, EveryKnownCheckPassesOnAHealthyNode) {
   state.files["/etc/nccl.conf"] = ObservedFile{true, "", util::sha256_hex("NCCL_DEBUG=WARN\n"), 0644, "root", "root"};
   std::vector<std::string> names;
   for (const auto& info : known_checks()) names.push_back(info.name);
-  EXPECT_EQ(names.size(), 29u);
+  EXPECT_EQ(names.size(), 31u);
   // The checks that are skipped unless declared: declared, on a healthy 8-GPU board.
   node.gpu.max_temperature_c = 85;
   std::vector<GpuClockEvents> clocks;
@@ -109,6 +109,12 @@ TEST_F(Checks, EveryKnownCheckPassesOnAHealthyNode) {
   state.facts.infiniband = Fact<std::vector<InfinibandPort>>::of(*ports);
   state.facts.loaded_modules.value->push_back("nvidia_peermem");
   node.gpu.dcgm_diag = DcgmDiagSpec{};
+  // The example's NCCL_SOCKET_IFNAME is =bond0; the GPUs' AER counters all 0 (tests/data/pcie-aer/).
+  state.facts.net_interfaces = Fact<std::vector<NetInterface>>::of({{"bond0", "up"}, {"lo", "unknown"}});
+  auto aer = facts::parse_pcie_aer(testing::read_test_data("pcie-aer/probe-clean-8gpu.txt"));
+  ASSERT_TRUE(aer);
+  for (std::size_t i = 0; i < aer->size(); ++i) gpus()[i].pci_bus_id = "0000" + (*aer)[i].bus_id;
+  state.facts.pcie_aer = Fact<std::vector<GpuPcieAer>>::of(*aer);
   const ObservedDcgmDiag dcgm_run{1, "dcgmi diag -r 1 -j", 0, testing::dcgm4_document_around_test("Hardware"), {}};
   const auto results = run_checks(names, CheckInput{inventory, node, fixture.program, state, nccl_run ? &*nccl_run : nullptr, &dcgm_run});
   ASSERT_EQ(results.size(), names.size());

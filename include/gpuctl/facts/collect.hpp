@@ -45,6 +45,13 @@ struct CollectOptions {
   // The RDMA ports in /sys/class/infiniband (the ib_ports and nccl_ib_hca checks): shell reads
   // only, no process. `gpuctl facts` asks; plan never; verify where those checks run.
   bool infiniband = true;
+  // The network interfaces under /sys/class/net with their operstate (the nccl_socket_ifname
+  // check): shell globbing and reads, no process. `gpuctl facts` asks; plan never; verify where
+  // that check runs.
+  bool net_interfaces = true;
+  // Verify's PCIe AER probe (the pcie_aer check): each GPU's aer_dev_* files in sysfs, for the
+  // GPUs the driver lists under /proc/driver/nvidia/gpus, read by one grep.
+  bool pcie_aer = true;
   // A POSIX sh function body run last in the batch as probe k_state_probe (empty: none).
   std::string state_script;
 };

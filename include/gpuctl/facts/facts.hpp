@@ -181,6 +181,44 @@ struct InfinibandPort {
   std::string link_layer;              // "InfiniBand", "Ethernet" (RoCE)
 };
 
+// A network interface as the kernel lists it under /sys/class/net (docs/facts.md): its name and
+// its RFC 2863 operational state, /sys/class/net/<name>/operstate ("up", "down", "unknown", ...;
+// empty when the file could not be read).
+struct NetInterface {
+  std::string name;                    // "eth0", "bond0", "lo"
+  std::string operstate;               // "up"
+};
+
+// One file of a PCI device's AER statistics (/sys/bus/pci/devices/<dev>/aer_dev_correctable,
+// aer_dev_fatal, aer_dev_nonfatal; the kernel's Documentation/ABI/testing/
+// sysfs-bus-pci-devices-aer_stats): a count per error the device reported, and the number of
+// error messages it sent (TOTAL_ERR_COR / TOTAL_ERR_FATAL / TOTAL_ERR_NONFATAL). One message can
+// carry several errors, so the total need not be the sum.
+struct AerCounter {
+  std::string name;                    // "RxErr", "CmpltTO", "dev_fatal_errs_bit[3]"; older kernels: "Receiver Error"
+  std::uint64_t count = 0;
+};
+struct AerCounts {
+  std::vector<AerCounter> errors;      // in the kernel's order
+  std::uint64_t total = 0;             // the TOTAL_ERR_* line
+  std::uint64_t sum() const;           // of `errors`
+};
+
+// The AER statistics of one GPU's PCI function, as sysfs names it ("0000:18:00.0"). A file the
+// kernel does not create (no AER capability, a kernel before 4.19 or without CONFIG_PCIEAER) is
+// nullopt; a file it created but that could not be read makes the whole fact absent instead.
+struct GpuPcieAer {
+  std::string bus_id;                  // "0000:18:00.0": sysfs's form, lower case
+  bool device_in_sysfs = true;         // false: no /sys/bus/pci/devices/<bus_id> at all
+  std::optional<AerCounts> correctable;
+  std::optional<AerCounts> fatal;
+  std::optional<AerCounts> nonfatal;
+};
+
+// nvidia-smi's "00000000:18:00.0" in sysfs's form "0000:18:00.0" (a 4-digit domain, lower case);
+// empty when `pci_bus_id` is not a bus id.
+std::string sysfs_pci_bus_id(std::string_view pci_bus_id);
+
 // Where a fact came from, so a failed check can cite it: the command an operator would type to
 // see the same thing, and what it printed (stdout, then stderr under "[stderr]"), cut to
 // k_source_output_limit bytes. Only system command output: never file contents gpuctl pushed.
@@ -211,6 +249,11 @@ struct NodeFacts {
   Fact<std::vector<XidEvent>> xid_events;        // verify: the driver's Xids in the kernel log
   // Every port of every RDMA device in sysfs; empty: the node has no HCA ("no HCAs").
   Fact<std::vector<InfinibandPort>> infiniband;
+  // Every network interface under /sys/class/net with its operstate (verify's nccl_socket_ifname).
+  Fact<std::vector<NetInterface>> net_interfaces;
+  // Verify: each GPU's PCIe AER counters, for every GPU the driver lists under
+  // /proc/driver/nvidia/gpus; empty when it lists none.
+  Fact<std::vector<GpuPcieAer>> pcie_aer;
   std::map<std::string, std::string> packages;  // installed dpkg packages we care about: name -> version
   std::string packages_absent_reason;  // why `packages` is empty when dpkg-query could not run
   std::map<std::string, FactSource> sources{};  // by probe name (facts/collect.hpp); not in facts JSON

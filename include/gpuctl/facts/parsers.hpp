@@ -109,6 +109,15 @@ Result<std::vector<NvlinkGpu>> parse_nvlink_status(std::string_view text);
 // an unknown key, a port line without a number, a state or rate not of the kernel's form.
 Result<std::vector<InfinibandPort>> parse_infiniband_ports(std::string_view text);
 
+// ---- network interfaces --------------------------------------------------------------
+
+// Parses the net_interfaces probe (docs/facts.md): one "iface <name> <operstate>" line per entry
+// of /sys/class/net, the operstate as the kernel wrote it ("up", "down", "unknown", ...; empty
+// when the file could not be read). Interface names hold no whitespace (the kernel's
+// dev_valid_name). Errors: another line, a line without a name, no interface at all (every
+// network namespace has lo: an empty list means the directory could not be listed).
+Result<std::vector<NetInterface>> parse_net_interfaces(std::string_view text);
+
 // ---- kernel module and toolkit versions ------------------------------------------------
 
 struct NvidiaKernelModule {
@@ -209,5 +218,19 @@ Result<std::vector<GpuFabric>> parse_fabric(std::string_view text);
 // ..." and "May 18 19:02:39 host kernel: NVRM: Xid (...)"). Error: no rc line (the probe was
 // cut short), or a non-zero rc: the kernel refused the read (dmesg_restrict without root).
 Result<std::vector<XidEvent>> parse_kernel_xids(std::string_view text);
+
+// ---- PCIe AER (verify only) -----------------------------------------------------------
+
+// Parses the pcie_aer probe (docs/facts.md): "no_nvidia_gpus" alone (the driver lists no GPU:
+// an empty list), or per GPU the driver lists under /proc/driver/nvidia/gpus a "gpu <bus id>"
+// line, "no_device <bus id>" where sysfs has no such PCI device, "absent <bus id> <file>" per
+// AER file the kernel did not create, then grep's "<path>:<line>" for every line of the files
+// that exist, each as the kernel prints it (drivers/pci/pcie/aer.c, "%s %llu\n"):
+//   /sys/bus/pci/devices/0000:18:00.0/aer_dev_fatal:CmpltTO 0
+//   /sys/bus/pci/devices/0000:18:00.0/aer_dev_fatal:TOTAL_ERR_FATAL 0
+// A name may hold spaces (kernels before the short names: "Receiver Error 2"); the count is the
+// last word. Errors: a line of a GPU not announced, a count that is no number, a TOTAL_ line of
+// another file, a file neither absent nor ending in its TOTAL_ line (cut short).
+Result<std::vector<GpuPcieAer>> parse_pcie_aer(std::string_view text);
 
 }  // namespace gpuctl::facts
