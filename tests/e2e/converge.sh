@@ -52,8 +52,9 @@ expect_output '^nccl_allreduce skipped gpu.nccl_allreduce is not declared in the
 
 echo "--- the HGX checks pass: InfiniBand ports, GPUDirect RDMA, NCCL's HCAs, DCGM's diagnostic (issue #19)"
 hgx_checks=$(g verify "$INVENTORY" --limit node01 --json |
-  jq -r '.nodes[0].checks[] | select(.check | test("^(ib_ports|nvidia_peermem|nccl_ib_hca|dcgm_diag)$")) | "\(.check) \(.status) \(.observed)"')
+  jq -r '.nodes[0].checks[] | select(.check | test("^(ib_ports|nvidia_peermem|nccl_ib_hca|nccl_socket_ifname|dcgm_diag)$")) | "\(.check) \(.status) \(.observed)"')
 OUTPUT=$hgx_checks
+expect_output '^nccl_socket_ifname pass ' "NCCL_SOCKET_IFNAME=^docker,lo leaves the host's own interfaces"
 expect_output '^ib_ports pass 8 ports ACTIVE/LinkUp, 400 Gb/sec \(4X NDR\), InfiniBand$'
 expect_output '^nvidia_peermem pass loaded$'
 expect_output '^nccl_ib_hca pass '

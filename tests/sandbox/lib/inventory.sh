@@ -20,11 +20,13 @@ cluster:
       key_url: $REPO_KEY_URL
       pin_priority: 600
 EOI
-  # HGX nodes (--hgx): NCCL uses exactly the eight compute HCAs.
+  # HGX nodes (--hgx): NCCL uses exactly the eight compute HCAs, and for its bootstrap any
+  # interface but loopback and docker's (the nodes share the host's network namespace).
   if ((hgx)); then
     cat <<EOI
   nccl:
     NCCL_IB_HCA: "=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7"
+    NCCL_SOCKET_IFNAME: "^docker,lo"
 EOI
   fi
   # Slurm only with a head node: slurmctld runs on head01, slurmd on every GPU node.
