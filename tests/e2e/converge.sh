@@ -52,13 +52,14 @@ expect_output '^nccl_allreduce skipped gpu.nccl_allreduce is not declared in the
 
 echo "--- the HGX checks pass: InfiniBand ports, GPUDirect RDMA, NCCL's HCAs, DCGM's diagnostic (issue #19)"
 hgx_checks=$(g verify "$INVENTORY" --limit node01 --json |
-  jq -r '.nodes[0].checks[] | select(.check | test("^(ib_ports|nvidia_peermem|nccl_ib_hca|nccl_socket_ifname|dcgm_diag)$")) | "\(.check) \(.status) \(.observed)"')
+  jq -r '.nodes[0].checks[] | select(.check | test("^(ib_ports|nvidia_peermem|nccl_ib_hca|nccl_socket_ifname|dcgm_diag|pcie_aer)$")) | "\(.check) \(.status) \(.observed)"')
 OUTPUT=$hgx_checks
 expect_output '^nccl_socket_ifname pass ' "NCCL_SOCKET_IFNAME=^docker,lo leaves the host's own interfaces"
 expect_output '^ib_ports pass 8 ports ACTIVE/LinkUp, 400 Gb/sec \(4X NDR\), InfiniBand$'
 expect_output '^nvidia_peermem pass loaded$'
 expect_output '^nccl_ib_hca pass '
 expect_output '^dcgm_diag pass level 1: 1 tests, all passed \(DCGM 4\.[0-9.]+\)$'
+expect_output '^pcie_aer pass 8 GPUs without uncorrectable errors; correctable: none$' "the GPUs' AER counters in sysfs"
 
 echo "--- a second plan changes nothing (idempotence)"
 expect_rc 0 g plan "$INVENTORY" --detailed-exitcode
@@ -158,7 +159,7 @@ expect_output 'fabric_state fail on node03: observed GPU [0-9A-F:.]+: Not Starte
 "$SANDBOX_CMD" ssh node03 systemctl start nvidia-fabricmanager
 expect_rc 0 g verify "$INVENTORY" --limit node03
 
-echo "--- InfiniBand faults fail ib_ports (a missing HCA nccl_ib_hca too), with the fix; DCGM's failure dcgm_diag (issue #19)"
+echo "--- InfiniBand faults fail ib_ports (a missing HCA nccl_ib_hca too), with the fix; PCIe AER pcie_aer; DCGM's failure dcgm_diag (issue #19)"
 "$SANDBOX_CMD" fault node03 ib-down 3 || die "cannot inject ib-down"
 only_failing ib_ports
 expect_output 'ib_ports fail on node03: observed mlx5_3:1 DOWN/Polling, 400 Gb/sec \(4X NDR\), InfiniBand, expected mlx5_0,.*ACTIVE/LinkUp, >= 400 Gb/sec, InfiniBand'
@@ -177,6 +178,11 @@ expect_output 'observed mlx5_1:1 ACTIVE/LinkUp, 200 Gb/sec \(4X HDR\)'
 only_failing ib_ports nccl_ib_hca
 expect_output 'ib_ports fail on node03: observed mlx5_7 missing'
 expect_output 'nccl_ib_hca fail on node03: .*mlx5_7'
+"$SANDBOX_CMD" heal node03
+"$SANDBOX_CMD" fault node03 pcie-aer 3 || die "cannot inject pcie-aer"
+only_failing pcie_aer
+expect_output 'pcie_aer fail on node03: observed GPU 3 .*: non-fatal CmpltTO 1 \(TOTAL_ERR_NONFATAL 1\); correctable: GPU 3 .*RxErr 3'
+[[ $(detail_of pcie_aer) == *"reseat the GPU"* ]] || die "pcie-aer: no fix in the detail: $(detail_of pcie_aer)"
 "$SANDBOX_CMD" heal node03
 "$SANDBOX_CMD" fault node03 dcgm-diag 6 || die "cannot inject dcgm-diag"
 only_failing dcgm_diag

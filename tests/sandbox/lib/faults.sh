@@ -1,5 +1,5 @@
 # Fault injection from the host (sourced): `sandbox fault NODE KIND [GPU]`, `sandbox heal NODE`.
-FAULT_KINDS="ecc gpu-missing gpu-replaced thermal power-brake xid-CODE dcgm-diag ib-down ib-init ib-rate hca-missing unreachable hang disk-full dpkg-locked package-broken reboot-hang"
+FAULT_KINDS="ecc gpu-missing gpu-replaced thermal power-brake xid-CODE pcie-aer dcgm-diag ib-down ib-init ib-rate hca-missing unreachable hang disk-full dpkg-locked package-broken reboot-hang"
 
 # What the NVIDIA driver prints after "NVRM: Xid (PCI:dddd:bb:dd): CODE, " for the Xids the
 # sandbox injects (tests/data/kernel-log/README.md cites each): 79 and 63 as real logs show
@@ -28,7 +28,7 @@ inject_fault() {
   local hw=$d/hw/gpus.conf st=$d/gpustate/gpus.state slots uuid serial
   slots=$(hw_get "$hw" slots)
   case $kind in
-    ecc|gpu-missing|gpu-replaced|thermal|power-brake|xid-*|dcgm-diag)
+    ecc|gpu-missing|gpu-replaced|thermal|power-brake|xid-*|pcie-aer|dcgm-diag)
       ((slots > 0)) || die "$name has no GPUs"
       [[ -n $gpu ]] || { [[ $kind == gpu-missing ]] && gpu=$((slots - 1)) || gpu=0; }
       ((gpu >= 0 && gpu < slots)) || die "$name has no GPU slot $gpu" ;;
@@ -54,6 +54,13 @@ inject_fault() {
       bus=$(hw_get "$hw" "$gpu.bus_id"); bus=${bus#0000}; bus=${bus%.*}
       up=$(cut -d' ' -f1 /proc/uptime)
       printf '[%12.6f] NVRM: Xid (PCI:%s): %s, %s\n' "$up" "${bus,,}" "$code" "$(xid_text "$code" "${bus,,}")" >> "$d/kernel/kmsg" ;;
+    # The GPU's link had a completion timeout the AER driver counted as non-fatal, and corrected
+    # receiver errors (which alone fail nothing).
+    pcie-aer)
+      local bus p; bus=$(hw_get "$hw" "$gpu.bus_id"); bus=${bus#0000}; p=$d/hw/pci/${bus,,}
+      [[ -d $p ]] || die "$name has no PCIe AER files for GPU slot $gpu"
+      aer_file "$AER_UNC" TOTAL_ERR_NONFATAL CmpltTO=1 > "$p/aer_dev_nonfatal.tmp" && mv "$p/aer_dev_nonfatal.tmp" "$p/aer_dev_nonfatal"
+      aer_file "$AER_COR" TOTAL_ERR_COR RxErr=3 > "$p/aer_dev_correctable.tmp" && mv "$p/aer_dev_correctable.tmp" "$p/aer_dev_correctable" ;;
     # DCGM's software test finds the GPU's InfoROM corrupt (nothing else reads it).
     dcgm-diag) hw_set "$hw" "$gpu.inforom" corrupt ;;
     # The cable pulled: no link, the port polls for one.
@@ -109,7 +116,9 @@ heal_node() {
       gpu-missing|gpu-replaced|thermal|power-brake|dcgm-diag) cp "$d/hw.orig" "$d/hw/gpus.conf.tmp" && mv "$d/hw/gpus.conf.tmp" "$d/hw/gpus.conf" ;;
       # As a reboot would: the kernel log of the next boot starts without them.
       xid-*) grep -v 'NVRM: Xid' "$d/kernel/kmsg" > "$d/kernel/kmsg.tmp"; mv "$d/kernel/kmsg.tmp" "$d/kernel/kmsg" ;;
-      # In place: the node's /sys/class/infiniband is bound to this directory.
+      # In place: the node's /sys/bus/pci/devices/<bus> and /sys/class/infiniband are bound to
+      # these directories.
+      pcie-aer) local g; for g in "$d/pci.orig"/*; do cp "$g"/aer_dev_* "$d/hw/pci/${g##*/}/"; done ;;
       ib-*|hca-missing) rm -rf "${d:?}/hw/infiniband/"*; cp -a "$d/infiniband.orig/." "$d/hw/infiniband/" ;;
       unreachable) node_exec "$name" systemctl start ssh.service || true ;;
       hang) node_exec "$name" sh -c 'kill -CONT $(systemctl show -p MainPID --value ssh.service)' || true ;;

@@ -63,3 +63,28 @@ write_infiniband() {  # DIR NAME
     echo "0xa751e848" > "$p/cap_mask"; echo "fe80:0000:0000:0000:$guid" > "$p/gids/0"
   done
 }
+
+# The kernel's PCIe AER statistics of each GPU's function (/sys/bus/pci/devices/<bus>/aer_dev_*,
+# since Linux 4.19), as drivers/pci/pcie/aer.c prints them: every named error "NAME COUNT", then
+# "TOTAL_ERR_<kind> N" (tests/data/pcie-aer/README.md). All zero: a healthy board. The node sees
+# them under /sys/bus/pci/devices (image/kernel-view); the pcie-aer fault rewrites them live.
+AER_COR="RxErr BadTLP BadDLLP Rollover Timeout NonFatalErr CorrIntErr HeaderOF"
+AER_UNC="Undefined DLP SDES TLP FCP CmpltTO CmpltAbrt UnxCmplt RxOF MalfTLP ECRC UnsupReq ACSViol UncorrIntErr BlockedTLP AtomicOpBlocked TLPBlockedErr PoisonTLPBlocked"
+aer_file() {  # NAMES TOTAL_NAME [NAME=COUNT...]: one aer_dev_* file's text
+  local names=$1 total_name=$2 n c total=0; shift 2
+  for n in $names; do
+    c=0; local kv; for kv in "$@"; do [[ ${kv%%=*} == "$n" ]] && c=${kv#*=}; done
+    echo "$n $c"; total=$((total + c))
+  done
+  echo "$total_name $total"
+}
+write_pcie_aer() {  # DIR GPUS_CONF
+  local dir=$1 conf=$2 b d
+  rm -rf "$dir"; mkdir -p "$dir"
+  for b in $(sed -n 's/^[0-9]*\.bus_id=//p' "$conf"); do
+    b=${b#0000}; d=$dir/${b,,}; mkdir -p "$d"
+    aer_file "$AER_COR" TOTAL_ERR_COR > "$d/aer_dev_correctable"
+    aer_file "$AER_UNC" TOTAL_ERR_FATAL > "$d/aer_dev_fatal"
+    aer_file "$AER_UNC" TOTAL_ERR_NONFATAL > "$d/aer_dev_nonfatal"
+  done
+}

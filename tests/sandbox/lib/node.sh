@@ -1,7 +1,7 @@
 # Node lifecycle (sourced): create, mount, provision identity, start, stop, unmount.
 
-# create_node NAME ADDR GPUS MODEL [HGX]: state dir, host keys, hardware (with HGX=1 the
-# InfiniBand HCAs too), empty GPU state.
+# create_node NAME ADDR GPUS MODEL [HGX]: state dir, host keys, hardware (the GPUs' PCIe AER
+# counters; with HGX=1 the InfiniBand HCAs too), empty GPU state.
 create_node() {
   local name=$1 addr=$2 gpus=$3 model=$4 hgx=${5:-0} d; d=$(node_dir "$1")
   mkdir -p "$d"/{upper,work,root,hostkeys,hw,gpustate,faults}
@@ -10,6 +10,7 @@ create_node() {
     ssh-keygen -q -t ed25519 -N '' -C "root@$name" -f "$d/hostkeys/ssh_host_ed25519_key"
   write_hardware "$d/hw/gpus.conf" "$name" "$gpus" "$model"
   cp "$d/hw/gpus.conf" "$d/hw.orig"
+  if ((gpus > 0)); then write_pcie_aer "$d/hw/pci" "$d/hw/gpus.conf"; rm -rf "$d/pci.orig"; cp -a "$d/hw/pci" "$d/pci.orig"; fi
   if ((hgx)); then write_infiniband "$d/hw/infiniband" "$name"; rm -rf "$d/infiniband.orig"; cp -a "$d/hw/infiniband" "$d/infiniband.orig"; fi
   : > "$d/gpustate/gpus.state"
   cat > "$d/env" <<EOV
