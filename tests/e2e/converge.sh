@@ -160,32 +160,33 @@ expect_output 'fabric_state fail on node03: observed GPU [0-9A-F:.]+: Not Starte
 expect_rc 0 g verify "$INVENTORY" --limit node03
 
 echo "--- InfiniBand faults fail ib_ports (a missing HCA nccl_ib_hca too), with the fix; PCIe AER pcie_aer; DCGM's failure dcgm_diag (issue #19)"
-"$SANDBOX_CMD" fault node03 ib-down 3 || die "cannot inject ib-down"
-only_failing ib_ports
+# inject_only KIND SLOT CHECK...: the fault on node03 (SLOT "" for its default) fails exactly CHECK...
+inject_only() {
+  local kind=$1 slot=$2; shift 2
+  "$SANDBOX_CMD" fault node03 "$kind" ${slot:+"$slot"} || die "cannot inject $kind"
+  only_failing "$@"
+}
+detail_has() { local detail; detail=$(detail_of "$1"); [[ $detail == *"$2"* ]] || die "$1: no '$2' in the detail: $detail"; }
+inject_only ib-down 3 ib_ports
 expect_output 'ib_ports fail on node03: observed mlx5_3:1 DOWN/Polling, 400 Gb/sec \(4X NDR\), InfiniBand, expected mlx5_0,.*ACTIVE/LinkUp, >= 400 Gb/sec, InfiniBand'
-[[ $(detail_of ib_ports) == *"no link: check the cable"* ]] || die "ib-down: no fix in the detail: $(detail_of ib_ports)"
+detail_has ib_ports "no link: check the cable"
 "$SANDBOX_CMD" heal node03
-"$SANDBOX_CMD" fault node03 ib-init 2 || die "cannot inject ib-init"
-only_failing ib_ports
+inject_only ib-init 2 ib_ports
 expect_output 'observed mlx5_2:1 INIT/LinkUp'
-[[ $(detail_of ib_ports) == *"no subnet manager"* ]] || die "ib-init: no fix in the detail: $(detail_of ib_ports)"
+detail_has ib_ports "no subnet manager"
 "$SANDBOX_CMD" heal node03
-"$SANDBOX_CMD" fault node03 ib-rate 1 || die "cannot inject ib-rate"
-only_failing ib_ports
+inject_only ib-rate 1 ib_ports
 expect_output 'observed mlx5_1:1 ACTIVE/LinkUp, 200 Gb/sec \(4X HDR\)'
 "$SANDBOX_CMD" heal node03
-"$SANDBOX_CMD" fault node03 hca-missing || die "cannot inject hca-missing"
-only_failing ib_ports nccl_ib_hca
+inject_only hca-missing "" ib_ports nccl_ib_hca
 expect_output 'ib_ports fail on node03: observed mlx5_7 missing'
 expect_output 'nccl_ib_hca fail on node03: .*mlx5_7'
 "$SANDBOX_CMD" heal node03
-"$SANDBOX_CMD" fault node03 pcie-aer 3 || die "cannot inject pcie-aer"
-only_failing pcie_aer
+inject_only pcie-aer 3 pcie_aer
 expect_output 'pcie_aer fail on node03: observed GPU 3 .*: non-fatal CmpltTO 1 \(TOTAL_ERR_NONFATAL 1\); correctable: GPU 3 .*RxErr 3'
-[[ $(detail_of pcie_aer) == *"reseat the GPU"* ]] || die "pcie-aer: no fix in the detail: $(detail_of pcie_aer)"
+detail_has pcie_aer "reseat the GPU"
 "$SANDBOX_CMD" heal node03
-"$SANDBOX_CMD" fault node03 dcgm-diag 6 || die "cannot inject dcgm-diag"
-only_failing dcgm_diag
+inject_only dcgm-diag 6 dcgm_diag
 expect_output 'dcgm_diag fail on node03: observed level 1: 1 tests, 1 failed: software .*GPU 6.*corrupt InfoROM'
 "$SANDBOX_CMD" heal node03
 expect_rc 0 g verify "$INVENTORY" --limit node03
