@@ -4,6 +4,8 @@
 #include "recorded_run.hpp"
 #include "run_inputs.hpp"
 
+#include <fmt/format.h>
+
 namespace gpuctl {
 
 VerifyResult run_verify(const VerifyRequest& request, const RunEnvironment& env) {
@@ -13,6 +15,21 @@ VerifyResult run_verify(const VerifyRequest& request, const RunEnvironment& env)
     result.verdict = inputs.error().verdict;
     result.error = inputs.error().message;
     return result;
+  }
+  if (request.nccl_nodes != 0) {
+    const auto& inventory = (*inputs)->selected->inventory;
+    if (request.nccl_nodes < 2 || request.nccl_nodes > k_max_nccl_nodes_per_set) {
+      result.verdict = Verdict::invalid_input;
+      result.error = fmt::format("--nccl-nodes {}: a set needs 2 to {} nodes", request.nccl_nodes, k_max_nccl_nodes_per_set);
+      return result;
+    }
+    if (!inventory.cluster.slurm.enabled) {
+      result.verdict = Verdict::invalid_input;
+      result.error = fmt::format("--nccl-nodes launches the all-reduce with Slurm's salloc and srun, but {} does not enable "
+                                 "Slurm: set slurm.enabled and slurm.controller, or drop --nccl-nodes",
+                                 inventory.path);
+      return result;
+    }
   }
   // Changes nothing, the secret store included: a missing secret is planned as "new", never minted.
   (*inputs)->session.sources.secrets = SecretMode::load_only;
@@ -24,6 +41,7 @@ VerifyResult run_verify(const VerifyRequest& request, const RunEnvironment& env)
   }
   auto session = use_case::make_session(**inputs);
   result.outcomes = session->verify();
+  if (request.nccl_nodes > 0 && !use_case::cancelled(env)) session->verify_nccl_across_nodes(result.outcomes, request.nccl_nodes);
   const bool interrupted = use_case::cancelled(env);
   std::vector<exec::NodeOutcome> outcomes;
   std::vector<exec::NodeStatus> statuses;

@@ -29,6 +29,7 @@ struct VerifyCliOptions {
   std::string html;
   std::string prom;
   std::string from_json;
+  int nccl_nodes = 0;
 };
 
 std::string utc_now() {
@@ -93,7 +94,7 @@ int run_verify_command(const VerifyCliOptions& options, const GlobalOptions& glo
     fmt::print(stderr, "gpuctl: verify needs INVENTORY (or --from-json FILE)\n");
     return k_exit_usage;
   }
-  const auto result = run_verify({options.target.run_target()},
+  const auto result = run_verify({options.target.run_target(), options.nccl_nodes},
                                  make_run_environment(options.target, globals, options.state.path));
   if (result.verdict == Verdict::invalid_input) {
     print_failure(result.error);
@@ -110,7 +111,7 @@ void register_verify_command(CLI::App& app, GlobalOptions& globals, int& exit_co
       "verify",
       "Prove each node's state: nouveau not loaded, driver version, GPU count and model, ECC and row remaps, "
       "persistence mode, PCIe width, NVLink topology (gpu.nvlink), CUDA/NCCL and a real NCCL all-reduce "
-      "(gpu.nccl_allreduce), DCGM's diagnostic (gpu.dcgm_diag), nccl.conf, services.\n"
+      "(gpu.nccl_allreduce; across nodes through Slurm with --nccl-nodes), DCGM's diagnostic (gpu.dcgm_diag), nccl.conf, services.\n"
       "Exit codes: 0 every check passed, 3 a check failed or could not run, 4 a node unreachable.\n"
       "Example: gpuctl verify cluster.yaml --junit verify.xml --html verify.html --prom /var/lib/prometheus/node-exporter/gpuctl.prom");
   add_target_options(*cmd, options.target, /*inventory_required=*/false);
@@ -120,6 +121,14 @@ void register_verify_command(CLI::App& app, GlobalOptions& globals, int& exit_co
                 "One row per node (checks as columns) and one line per node's failure. By default checks are rows "
                 "with the number of nodes per result, and failures are grouped by check and observed value, naming "
                 "their nodes by hostlist");
+  cmd->add_option("--nccl-nodes", options.nccl_nodes,
+                  "Also run one NCCL all-reduce across each set of N nodes through Slurm: from slurm.controller, salloc "
+                  "takes the set's nodes (exclusively, waiting at most 60 s) and srun starts gpuctl's all-reduce on each. "
+                  "The GPU nodes that pass every other check form the sets, N at a time in inventory order (a last node "
+                  "left alone joins the set before it). Check nccl_allreduce_nodes reports each set's bus bandwidth and "
+                  "fails wrong sums or an NCCL that cannot join the nodes. Needs slurm.enabled, and cc and libnccl2 on "
+                  "the nodes. Example: --nccl-nodes 2 runs one all-reduce per pair of nodes")
+      ->check(CLI::Range(2, k_verify_max_nccl_nodes));
   cmd->add_option("--junit", options.junit, "Also write JUnit XML for CI");
   cmd->add_option("--html", options.html, "Also write a self-contained HTML report (nodes x checks grid)");
   cmd->add_option("--prom", options.prom, "Also write node_exporter textfile-collector metrics (atomically)");

@@ -97,11 +97,6 @@ std::string evidence(const CheckResult& check) {
                      html_escape(check.command), check.output.empty() ? "(no output)" : html_escape(check.output));
 }
 
-std::string describe(const std::string& check) {
-  for (const auto& info : known_checks())
-    if (info.name == check) return info.description;
-  return {};
-}
 
 }  // namespace
 
@@ -185,7 +180,7 @@ std::string render_verify_html(const std::vector<NodeVerifyOutcome>& outcomes, c
 
   out += "<table id=\"grid\">\n<thead><tr><th>node</th><th>groups</th><th>status</th>";
   for (const auto& column : columns)
-    out += fmt::format("<th class=\"check\" title=\"{}\">{}</th>", e(describe(column)), e(column));
+    out += fmt::format("<th class=\"check\" title=\"{}\">{}</th>", e(check_description(column)), e(column));
   out += "</tr></thead>\n<tbody>\n";
   for (const auto& o : outcomes) {
     const auto& node = o.outcome.node;

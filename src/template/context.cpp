@@ -217,10 +217,10 @@ constexpr std::pair<std::string_view, std::string_view> k_slurm_defaults[] = {
     {"SlurmdPidFile", "/run/slurmd.pid"},
     {"SlurmctldLogFile", "/var/log/slurm/slurmctld.log"},
     {"SlurmdLogFile", "/var/log/slurm/slurmd.log"},
-    // slurmd binds its NodeAddr and slurmctld the SlurmctldHost address, the addresses the
-    // configuration tells everyone to use, instead of every interface. Several daemons that
-    // share one network namespace (the sandbox) can then share the ports.
-    {"CommunicationParameters", "NoInAddrAny,NoCtldInAddrAny"},
+    // No CommunicationParameters=NoInAddrAny: it binds srun too, to the address its host name
+    // resolves to (127.0.1.1 in Debian's /etc/hosts), while slurmstepd connects back to the
+    // address srun's requests came from. Interactive steps then fail ("connect io: Connection
+    // refused") wherever the two differ.
 };
 
 TemplateValue slurm_settings(const std::map<std::string, std::string>& options) {

@@ -13,6 +13,7 @@
 #include <gpuctl/plan/plan.hpp>
 #include <gpuctl/util/strings.hpp>
 #include <gpuctl/verify/nccl_allreduce.hpp>
+#include <gpuctl/verify/nccl_nodes.hpp>
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -346,6 +347,15 @@ const std::vector<CheckInfo>& known_checks() {
       {"exporters_active", "the DCGM exporter and node-exporter running"},
   };
   return info;
+}
+
+std::string check_description(std::string_view name) {
+  for (const auto& info : known_checks())
+    if (info.name == name) return info.description;
+  if (name == k_nccl_nodes_check)
+    return "verify --nccl-nodes: an NCCL all-reduce across the node's set of nodes, run through Slurm, sums correctly "
+           "(bus bandwidth reported)";
+  return {};
 }
 
 std::vector<CheckResult> run_checks(const std::vector<std::string>& names, const CheckInput& input) {

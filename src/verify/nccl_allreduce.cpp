@@ -49,6 +49,21 @@ std::string last_lines(std::string_view text) { return std::string(util::trim(ut
 
 }  // namespace
 
+std::string nccl_program_build_lines(std::string_view on_problem) {
+  std::string lines = fmt::format(
+      "  d=$(mktemp -d /tmp/gpuctl-nccl.XXXXXX) || {{ echo '@@nccl problem tmp'; {0}; }}\n"
+      "  trap 'rm -rf \"$d\"' EXIT\n"
+      "  cat >\"$d/allreduce.c\" <<'GPUCTL_NCCL_SOURCE'\n",
+      on_problem);
+  lines += nccl_allreduce_program_source();
+  lines += fmt::format(
+      "GPUCTL_NCCL_SOURCE\n"
+      "  echo '@@nccl tool gpuctl-nccl-allreduce'\n"
+      "  if ! cc -O2 -o \"$d/allreduce\" \"$d/allreduce.c\" -ldl 2>&1; then echo '@@nccl problem compile'; {0}; fi\n",
+      on_problem);
+  return lines;
+}
+
 std::string nccl_allreduce_script(const NcclAllreduceSpec& spec) {
   const auto bytes = std::to_string(spec.message_bytes);
   const auto iterations = std::to_string(spec.iterations);
@@ -63,16 +78,10 @@ std::string nccl_allreduce_script(const NcclAllreduceSpec& spec) {
       "  [ \"${{n:-0}}\" -ge 1 ] || n=1\n"
       "  echo '@@nccl tool all_reduce_perf'\n"
       "  set -- all_reduce_perf -b {} -e {} -f 2 -n {} -w 1 -c 1 -g \"$n\"\n"
-      "elif command -v cc >/dev/null 2>&1; then\n"
-      "  d=$(mktemp -d /tmp/gpuctl-nccl.XXXXXX) || {{ echo '@@nccl problem tmp'; exit 0; }}\n"
-      "  trap 'rm -rf \"$d\"' EXIT\n"
-      "  cat >\"$d/allreduce.c\" <<'GPUCTL_NCCL_SOURCE'\n",
+      "elif command -v cc >/dev/null 2>&1; then\n",
       k_run_timeout_s, bytes, bytes, iterations);
-  script += nccl_allreduce_program_source();
+  script += nccl_program_build_lines("exit 0");
   script += fmt::format(
-      "GPUCTL_NCCL_SOURCE\n"
-      "  echo '@@nccl tool gpuctl-nccl-allreduce'\n"
-      "  if ! cc -O2 -o \"$d/allreduce\" \"$d/allreduce.c\" -ldl 2>&1; then echo '@@nccl problem compile'; exit 0; fi\n"
       "  set -- \"$d/allreduce\" {} {}\n"
       "else\n"
       "  echo '@@nccl problem no-tool'; exit 0\n"

@@ -10,9 +10,15 @@ std::string_view nccl_allreduce_program_source() {
 /* gpuctl's NCCL all-reduce check (shipped inside gpuctl, compiled on the node with cc).
    Needs no CUDA headers: the few CUDA driver API and NCCL entry points it calls are declared
    here and resolved with dlopen. The driver's libcuda.so.1 comes with every NVIDIA driver;
-   libnccl.so.2 carries its own CUDA runtime. One communicator per local GPU (ncclCommInitAll),
-   a float sum of known values, every element checked, bus bandwidth as nccl-tests defines it.
-   Usage: gpuctl-nccl-allreduce BYTES ITERATIONS. Prints one line starting "gpuctl-nccl-allreduce:". */
+   libnccl.so.2 carries its own CUDA runtime. One communicator rank per local GPU, a float sum
+   of known values, every element checked, bus bandwidth as nccl-tests defines it.
+   Usage: gpuctl-nccl-allreduce BYTES ITERATIONS                 all GPUs of this machine
+          gpuctl-nccl-allreduce BYTES ITERATIONS PROCESS PROCESSES GPUS
+            one of PROCESSES processes (one per node, as srun starts them), each with GPUS GPUs;
+            process P holds ranks P*GPUS .. P*GPUS+GPUS-1. Needs NCCL_COMM_ID=HOST:PORT, the
+            same in every process: NCCL then derives the same unique id everywhere and rank 0
+            listens there, so no MPI is needed to hand the id around.
+   Prints one line starting "gpuctl-nccl-allreduce:". */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +31,9 @@ typedef void *CUcontext;
 typedef void *CUstream;
 typedef unsigned long long CUdeviceptr;
 typedef void *ncclComm_t;
+typedef struct {
+  char internal[128]; /* NCCL_UNIQUE_ID_BYTES */
+} ncclUniqueId;
 
 #define MAX_GPUS 64
 #define NCCL_FLOAT32 7
@@ -43,6 +52,8 @@ static CUresult (*cu_stream_create)(CUstream *, unsigned);
 static CUresult (*cu_stream_sync)(CUstream);
 static CUresult (*cu_error_string)(CUresult, const char **);
 static int (*nccl_comm_init_all)(ncclComm_t *, int, const int *);
+static int (*nccl_get_unique_id)(ncclUniqueId *);
+static int (*nccl_comm_init_rank)(ncclComm_t *, int, ncclUniqueId, int);
 static int (*nccl_all_reduce)(const void *, void *, size_t, int, int, ncclComm_t, CUstream);
 static int (*nccl_group_start)(void);
 static int (*nccl_group_end)(void);
@@ -91,10 +102,18 @@ static double seconds(void) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 3) die("usage", "gpuctl-nccl-allreduce BYTES ITERATIONS");
+  if (argc != 3 && argc != 6)
+    die("usage", "gpuctl-nccl-allreduce BYTES ITERATIONS [PROCESS PROCESSES GPUS_PER_PROCESS]");
   const size_t count = (size_t)strtoull(argv[1], NULL, 10) / sizeof(float);
   const int iterations = atoi(argv[2]);
   if (count == 0 || iterations < 1) die("usage", "BYTES must be at least 4 and ITERATIONS at least 1");
+  const int processes = argc == 6 ? atoi(argv[4]) : 1;
+  const int process = argc == 6 ? atoi(argv[3]) : 0;
+  const int wanted_gpus = argc == 6 ? atoi(argv[5]) : 0;
+  if (argc == 6 && (processes < 1 || process < 0 || process >= processes || wanted_gpus < 1 || wanted_gpus > MAX_GPUS))
+    die("usage", "PROCESS must be below PROCESSES and GPUS_PER_PROCESS between 1 and 64");
+  if (argc == 6 && !getenv("NCCL_COMM_ID"))
+    die("usage", "NCCL_COMM_ID=HOST:PORT must be set (the same in every process)");
 
   static const char *const cuda_names[] = {"libcuda.so.1", "libcuda.so", NULL};
   static const char *const nccl_names[] = {"libnccl.so.2", "libnccl.so", NULL};
@@ -114,6 +133,8 @@ int main(int argc, char **argv) {
   *(void **)&cu_stream_sync = symbol(cuda, "cuStreamSynchronize");
   *(void **)&nccl_error_string = symbol(nccl, "ncclGetErrorString");
   *(void **)&nccl_comm_init_all = symbol(nccl, "ncclCommInitAll");
+  *(void **)&nccl_get_unique_id = symbol(nccl, "ncclGetUniqueId");
+  *(void **)&nccl_comm_init_rank = symbol(nccl, "ncclCommInitRank");
   *(void **)&nccl_all_reduce = symbol(nccl, "ncclAllReduce");
   *(void **)&nccl_group_start = symbol(nccl, "ncclGroupStart");
   *(void **)&nccl_group_end = symbol(nccl, "ncclGroupEnd");
@@ -125,6 +146,17 @@ int main(int argc, char **argv) {
   cu_check(cu_device_count(&gpus), "cuDeviceGetCount");
   if (gpus < 1) die("no GPU", "the CUDA driver sees no device");
   if (gpus > MAX_GPUS) gpus = MAX_GPUS;
+  if (wanted_gpus > 0) {
+    /* Every process must bring the same number of ranks, or the others wait for ranks that
+       never come: a node with fewer GPUs than declared stops the run here. */
+    if (gpus < wanted_gpus) {
+      char why[96];
+      snprintf(why, sizeof why, "the CUDA driver sees %d GPUs, %d expected", gpus, wanted_gpus);
+      die("too few GPUs", why);
+    }
+    gpus = wanted_gpus;
+  }
+  const int ranks = gpus * processes;
   int version = 0;
   nccl_check(nccl_get_version(&version), "ncclGetVersion");
 
@@ -143,12 +175,23 @@ int main(int argc, char **argv) {
     cu_check(cu_stream_create(&streams[g], 0), "cuStreamCreate");
     cu_check(cu_mem_alloc(&send[g], bytes), "cuMemAlloc (send buffer)");
     cu_check(cu_mem_alloc(&receive[g], bytes), "cuMemAlloc (receive buffer)");
-    for (size_t i = 0; i < count; ++i) host[i] = contribution(g, i);
+    for (size_t i = 0; i < count; ++i) host[i] = contribution(process * gpus + g, i);
     cu_check(cu_htod(send[g], host, bytes), "cuMemcpyHtoD");
     memset(host, 0xff, bytes); /* NaN: an element the all-reduce never writes is caught */
     cu_check(cu_htod(receive[g], host, bytes), "cuMemcpyHtoD");
   }
-  nccl_check(nccl_comm_init_all(comms, gpus, NULL), "ncclCommInitAll");
+  if (processes == 1) {
+    nccl_check(nccl_comm_init_all(comms, gpus, NULL), "ncclCommInitAll");
+  } else {
+    ncclUniqueId id;
+    nccl_check(nccl_get_unique_id(&id), "ncclGetUniqueId (NCCL_COMM_ID)");
+    nccl_check(nccl_group_start(), "ncclGroupStart");
+    for (int g = 0; g < gpus; ++g) {
+      cu_check(cu_ctx_set_current(contexts[g]), "cuCtxSetCurrent");
+      nccl_check(nccl_comm_init_rank(&comms[g], ranks, id, process * gpus + g), "ncclCommInitRank");
+    }
+    nccl_check(nccl_group_end(), "ncclCommInitRank (group)");
+  }
 
   /* One untimed warm-up (connections are set up lazily), then the timed iterations. */
   double start = 0;
@@ -168,7 +211,7 @@ int main(int argc, char **argv) {
   const double elapsed = seconds() - start;
 
   unsigned long long wrong = 0;
-  const float ranks_sum = (float)(gpus * (gpus + 1) / 2);
+  const float ranks_sum = (float)(ranks * (ranks + 1) / 2);
   for (int g = 0; g < gpus; ++g) {
     cu_check(cu_ctx_set_current(contexts[g]), "cuCtxSetCurrent");
     cu_check(cu_dtoh(host, receive[g], bytes), "cuMemcpyDtoH");
@@ -182,10 +225,10 @@ int main(int argc, char **argv) {
 
   const double per_iteration = elapsed / iterations;
   const double algbw = (double)bytes / per_iteration / 1e9;
-  const double busbw = algbw * 2.0 * (gpus - 1) / gpus;
-  printf("gpuctl-nccl-allreduce: gpus=%d bytes=%zu iterations=%d time_us=%.1f algbw_GBps=%.2f busbw_GBps=%.2f "
-         "wrong=%llu nccl=%d\n",
-         gpus, bytes, iterations, per_iteration * 1e6, algbw, busbw, wrong, version);
+  const double busbw = algbw * 2.0 * (ranks - 1) / ranks;
+  printf("gpuctl-nccl-allreduce: gpus=%d local_gpus=%d process=%d processes=%d bytes=%zu iterations=%d time_us=%.1f "
+         "algbw_GBps=%.2f busbw_GBps=%.2f wrong=%llu nccl=%d\n",
+         ranks, gpus, process, processes, bytes, iterations, per_iteration * 1e6, algbw, busbw, wrong, version);
   return wrong == 0 ? 0 : 1;
 }
 )gpuctl_c";

@@ -4,6 +4,9 @@
 # every check including slurmd_active and slurmd_registered; `sinfo` on head01 shows both
 # nodes idle with gpu:h100:8; a second plan changes nothing. A node drained in Slurm fails
 # slurmd_registered with the drain reason (the check can fail), and passes again once resumed.
+# verify --nccl-nodes 2 launches one all-reduce across both nodes with salloc and srun from
+# head01: the tasks run and report the missing compiler (an error, not a pass); with node02
+# drained, node02 sits out and node01 is left without a partner.
 # A GPU swapped on node02 while a job runs there: replace-gpu drains the node, waits for the
 # job, resets the new card's ECC counters, verifies and resumes it; history shows the swap.
 # Runs on its own network (127.0.120) so it can run next to converge.sh.
@@ -23,11 +26,22 @@ for n in json.load(sys.stdin)["nodes"]:
         if c["check"].startswith("slurm"): print(n["node"], c["check"], c["status"], c["detail"])'
 }
 
+# VERIFY_JSON (stdin) -> "node status detail" of each nccl_allreduce_nodes check, and
+# "node check status (unexpected)" of any other check that neither passed nor was skipped.
+nccl_checks() {
+  python3 -c 'import json, sys
+for n in json.load(sys.stdin)["nodes"]:
+    for c in n["checks"]:
+        if c["check"] == "nccl_allreduce_nodes": print(n["node"], c["status"], c["detail"])
+        elif c["status"] not in ("pass", "skipped"): print(n["node"], c["check"], c["status"], "(unexpected)")'
+}
+
 echo "--- plan on fresh nodes: the controller and both slurmds"
 expect_rc 2 g plan "$INVENTORY" --detailed-exitcode
 expect_output '\+ install slurmctld' "slurmctld is planned on head01"
 expect_output '\+ install slurmd' "slurmd is planned on the GPU nodes"
-expect_output 'NodeName=node\[01-02\] NodeAddr=127\.0\.120\.\[1-2\] Gres=gpu:h100:8' "slurm.conf names the node addresses"
+expect_output 'NodeName=node01 NodeAddr=127\.0\.120\.1 Gres=gpu:h100:8 Port=6818' "slurm.conf names node01's address and port"
+expect_output 'NodeName=node02 NodeAddr=127\.0\.120\.2 Gres=gpu:h100:8 Port=6819' "slurm.conf names node02's address and port"
 
 echo "--- apply converges the cluster"
 expect_rc 0 g apply "$INVENTORY" --yes
@@ -47,6 +61,21 @@ for want in "head01 slurmctld_active pass" "node01 slurmd_active pass" "node01 s
             "node02 slurmd_active pass" "node02 slurmd_registered pass"; do
   grep -q "^$want" <<<"$checks" || die "no '$want' in:\n$checks"
 done
+
+echo "--- verify --nccl-nodes 2: one all-reduce across node01 and node02, launched by salloc and srun on head01"
+# The sandbox has no C compiler and no NCCL: Slurm allocates both nodes and starts a task on
+# each (srun --label), the tasks say why they cannot run, and the check is an error, never a pass.
+json=$(g verify "$INVENTORY" --nccl-nodes 2 --json 2>/dev/null); rc=$?
+[[ $rc == 3 ]] || die "verify --nccl-nodes 2 exited $rc, not 3:\n$json"
+nccl=$(nccl_checks <<<"$json") || die "verify --nccl-nodes --json did not parse:\n$json"
+grep -q "^node01 error node01: no C compiler (cc)\|^node01 error stopped by Slurm when the task on node02 failed: no C compiler" <<<"$nccl" ||
+  die "node01's nccl_allreduce_nodes is not the missing compiler:\n$nccl"
+grep -q "^node02 error node02: no C compiler (cc)\|^node02 error stopped by Slurm when the task on node01 failed: no C compiler" <<<"$nccl" ||
+  die "node02's nccl_allreduce_nodes is not the missing compiler:\n$nccl"
+[[ $(wc -l <<<"$nccl") == 2 ]] || die "nccl_allreduce_nodes on other nodes than node01 and node02, or other failures:\n$nccl"
+# Slurm ran the job and gave the nodes back.
+on head01 'for i in $(seq 20); do [ -z "$(squeue -h)" ] && exit 0; sleep 1; done; exit 1' ||
+  die "the all-reduce's job is still in Slurm's queue:\n$(on head01 squeue)"
 
 echo "--- sinfo on head01 shows both nodes idle with their GRES"
 sinfo=$(on head01 sinfo -N -h -o "'%N %t %G'") || die "sinfo failed on head01"
@@ -69,6 +98,17 @@ on head01 "scontrol update nodename=node02 state=resume" || die "cannot resume n
 on head01 'for i in $(seq 30); do scontrol show node node02 | grep -q "State=IDLE " && exit 0; sleep 2; done; exit 1' \
   || die "node02 did not come back idle in Slurm within 60 s of the resume"
 expect_rc 0 g verify "$INVENTORY"
+
+echo "--- verify --nccl-nodes 2 with node02 drained: node02 fails on its own and sits out; node01 has no partner"
+on head01 "scontrol update nodename=node02 state=drain reason='e2e drain test'" || die "cannot drain node02"
+json=$(g verify "$INVENTORY" --nccl-nodes 2 --json 2>/dev/null); rc=$?
+[[ $rc == 3 ]] || die "verify --nccl-nodes 2 with node02 drained exited $rc, not 3:\n$json"
+nccl=$(nccl_checks <<<"$json") || die "verify --nccl-nodes --json did not parse:\n$json"
+grep -q "^node02 skipped not run: the node did not pass its other checks" <<<"$nccl" || die "node02 was not left out:\n$nccl"
+grep -q "^node01 skipped not run: no other node with 8 GPUs passed verify" <<<"$nccl" || die "node01 was not left alone:\n$nccl"
+on head01 "scontrol update nodename=node02 state=resume" || die "cannot resume node02"
+on head01 'for i in $(seq 30); do scontrol show node node02 | grep -q "State=IDLE " && exit 0; sleep 2; done; exit 1' \
+  || die "node02 did not come back idle in Slurm within 60 s of the resume"
 
 echo "--- GPU 3 of node02 swapped while a job runs there: replace-gpu drains, waits, resets, resumes"
 old_serial=$("$GPUCTL" facts "$INVENTORY" --limit node02 --json | jq -r '.nodes[0].gpus[3].serial')

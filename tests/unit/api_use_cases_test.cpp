@@ -172,6 +172,68 @@ TEST_F(UseCases, DeclinedApplyChangesNothingAndCannotAskIsAUsageError) {
   EXPECT_FALSE(ran(node("gpu02"), "apt-get install"));
 }
 
+// verify --nccl-nodes: the controller runs the sets (FakeNode answers its script), the nodes
+// that failed another check sit out, and each GPU node gets nccl_allreduce_nodes.
+TEST_F(UseCases, NcclAcrossNodesRunsFromTheSlurmControllerOverTheNodesThatPassed) {
+  for (const auto* name : {"head", "gpu01", "gpu02", "gpu03"}) m_cluster.add(name).set_apt_packages({k_driver});
+  m_inventory = m_dir.write("cluster.yaml",
+                            "cluster:\n  name: lab\n  slurm:\n    controller: head\n"
+                            "groups:\n  login:\n    hosts: head\n    vars:\n      gpu: {model: none, count: 0}\n"
+                            "  gpu:\n    hosts: \"gpu[01-03]\"\n    vars:\n      gpu: {model: H100, count: 8}\n"
+                            "hosts:\n  head: {}\n  gpu01: {}\n  gpu02: {}\n  gpu03: {}\n");
+  node("gpu03").modules += "nouveau 2383872 0 - Live 0x0000000000000000\n";
+  const std::string task0 = "0: @@nccl node gpu01\n0: @@nccl tool gpuctl-nccl-allreduce\n"
+                            "0: gpuctl-nccl-allreduce: gpus=16 local_gpus=8 process=0 processes=2 bytes=268435456 "
+                            "iterations=20 time_us=1352.4 algbw_GBps=198.49 busbw_GBps=372.17 wrong=0 nccl=22803\n0: @@nccl rc 0\n";
+  const std::string task1 = "1: @@nccl node gpu02\n1: @@nccl tool gpuctl-nccl-allreduce\n"
+                            "1: gpuctl-nccl-allreduce: gpus=16 local_gpus=8 process=1 processes=2 bytes=268435456 "
+                            "iterations=20 time_us=1353.0 algbw_GBps=198.40 busbw_GBps=372.00 wrong=0 nccl=22803\n1: @@nccl rc 0\n";
+  node("head").on_command("@@nccl-nodes", CommandResult{0, "@@nccl-nodes set 0\n@@nccl-nodes root 10.0.0.1:20012\n" + task0 +
+                                                               task1 + "@@nccl-nodes rc 0\n", "", {}});
+  const auto verified = run_verify({target(), 2}, env());
+  ASSERT_EQ(verified.outcomes.size(), 4u) << verified.error << (diagnostics.empty() ? "" : diagnostics.front());
+  EXPECT_EQ(verified.verdict, Verdict::nodes_failed);  // gpu03's nouveau
+  const auto nccl_check = [&](std::size_t i) -> const CheckResult* {
+    for (const auto& check : verified.outcomes[i].checks)
+      if (check.name == "nccl_allreduce_nodes") return &check;
+    return nullptr;
+  };
+  EXPECT_EQ(nccl_check(0), nullptr);  // head has no GPU
+  for (const std::size_t i : {1u, 2u}) {
+    ASSERT_NE(nccl_check(i), nullptr);
+    EXPECT_EQ(nccl_check(i)->status, CheckStatus::pass) << nccl_check(i)->detail;
+    EXPECT_NE(nccl_check(i)->observed.find("busbw 372.2 GB/s"), std::string::npos) << nccl_check(i)->observed;
+    EXPECT_EQ(verified.outcomes[i].outcome.status, exec::NodeStatus::ok);
+  }
+  ASSERT_NE(nccl_check(3), nullptr);
+  EXPECT_EQ(nccl_check(3)->status, CheckStatus::skipped);
+  EXPECT_NE(nccl_check(3)->detail.find("did not pass its other checks"), std::string::npos);
+  EXPECT_TRUE(ran(node("head"), "sh -s"));
+
+  // The controller's script fails: every node of the set is an error, and fails verify.
+  node("gpu03").modules = "nvidia 104067072 2 - Live 0x0000000000000000 (OE)\n";
+  m_cluster.nodes.erase("head");
+  const auto unreachable = run_verify({target(), 2}, env());
+  ASSERT_EQ(unreachable.outcomes.size(), 4u);
+  for (const std::size_t i : {1u, 2u, 3u}) {  // gpu03 passes now: the last node joins the pair
+    const auto& check = unreachable.outcomes[i].checks.back();
+    EXPECT_EQ(check.name, "nccl_allreduce_nodes");
+    EXPECT_EQ(check.status, CheckStatus::error);
+    EXPECT_NE(check.detail.find("cannot reach the Slurm controller head"), std::string::npos) << check.detail;
+    EXPECT_EQ(unreachable.outcomes[i].outcome.status, exec::NodeStatus::failed);
+  }
+}
+
+TEST_F(UseCases, NcclAcrossNodesNeedsSlurmAndTwoNodesPerSet) {
+  const auto without_slurm = run_verify({target(), 2}, env());
+  EXPECT_EQ(without_slurm.verdict, Verdict::invalid_input);
+  EXPECT_NE(without_slurm.error.find("does not enable Slurm"), std::string::npos) << without_slurm.error;
+  write_inventory({"gpu01", "gpu02"}, /*slurm=*/true);
+  const auto one = run_verify({target(), 1}, env());
+  EXPECT_EQ(one.verdict, Verdict::invalid_input);
+  EXPECT_NE(one.error.find("a set needs 2 to 128 nodes"), std::string::npos) << one.error;
+}
+
 TEST_F(UseCases, UnreachableNodeFailsOnlyItself) {
   m_cluster.nodes.erase("gpu02");
   const auto planned = run_plan({target()}, env());

@@ -75,6 +75,13 @@ class Session {
   // gpu.dcgm_diag declares it, on every GPU.
   std::vector<NodeVerifyOutcome> verify(IgnoredDrain ignored = IgnoredDrain::none, const DcgmDiagRequest& dcgm = {});
 
+  // verify --nccl-nodes: one NCCL all-reduce across each set of `nodes_per_set` nodes through
+  // Slurm (verify/nccl_nodes.hpp), launched from slurm.controller, over the GPU nodes of
+  // `results` (this session's verify()) that passed every check. Adds nccl_allreduce_nodes to
+  // each GPU node's checks (skipped where the node could not be in a set) and marks a node
+  // whose check did not pass as failed. Does I/O on the controller only.
+  void verify_nccl_across_nodes(std::vector<NodeVerifyOutcome>& results, int nodes_per_set);
+
   const std::vector<const Node*>& nodes() const { return m_nodes; }
   const SessionOptions& options() const { return m_options; }
   const Inventory& inventory() const { return m_inventory; }

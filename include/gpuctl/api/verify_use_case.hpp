@@ -6,13 +6,20 @@
 #include <gpuctl/api/run_request.hpp>
 #include <gpuctl/api/session.hpp>
 #include <gpuctl/api/verdict.hpp>
+#include <gpuctl/verify/nccl_nodes.hpp>
 
 #include <memory>
 
 namespace gpuctl {
 
+// The most nodes --nccl-nodes may put in one set (verify/nccl_nodes.hpp says why).
+inline constexpr int k_verify_max_nccl_nodes = k_max_nccl_nodes_per_set;
+
 struct VerifyRequest {
   RunTarget target;
+  // > 0: also one NCCL all-reduce across each set of this many nodes, through Slurm
+  // (Session::verify_nccl_across_nodes); needs slurm.enabled. 0: none.
+  int nccl_nodes = 0;
 };
 
 struct VerifyResult {

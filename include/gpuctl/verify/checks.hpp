@@ -50,6 +50,9 @@ struct CheckInfo {
   std::string description;
 };
 const std::vector<CheckInfo>& known_checks();
+// The description of a check by name: a known check's, or of a check verify adds across nodes
+// (nccl_allreduce_nodes, verify/nccl_nodes.hpp); empty for a name gpuctl does not know.
+std::string check_description(std::string_view name);
 
 // Runs the named checks in order. An unknown name yields an `error` result naming it. Results
 // that are not a pass cite their source (command, output) from the gathered state.

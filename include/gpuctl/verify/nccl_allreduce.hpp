@@ -29,6 +29,12 @@ struct NcclAllreduceResult {
 // The C source of gpuctl's own all-reduce program (its usage: PROGRAM BYTES ITERATIONS).
 std::string_view nccl_allreduce_program_source();
 
+// The sh lines, for a branch of a script where cc is on PATH, that write gpuctl's program into
+// a new directory $d under /tmp (removed when the script exits), print "@@nccl tool
+// gpuctl-nccl-allreduce" and compile it to "$d/allreduce". Where that fails they print
+// "@@nccl problem tmp|compile" and run `on_problem` ("exit 0"). Pure.
+std::string nccl_program_build_lines(std::string_view on_problem);
+
 // The POSIX sh script verify runs on the node for `spec` (pure). It prints "@@nccl tool|
 // command|rc|problem ..." marker lines around the tool's own output.
 std::string nccl_allreduce_script(const NcclAllreduceSpec& spec);

@@ -2,7 +2,7 @@
 # docs/examples/cluster.yaml.
 
 write_inventory() {  # N GPUS MODEL HEAD HGX
-  local n=$1 gpus=$2 model=$3 head=$4 hgx=${5:-0} i name last
+  local n=$1 gpus=$2 model=$3 head=$4 hgx=${5:-0} i name last slurm_port
   printf -v last '%02d' "$n"
   cat <<EOI
 # Written by tests/sandbox/sandbox up: the sandbox's nodes, reachable now.
@@ -99,6 +99,10 @@ EOI
   ((head)) && echo "  head01: {address: $HEAD_ADDR, port: 22, user: root, rack: r0}"
   for ((i = 1; i <= n; i++)); do
     printf -v name 'node%02d' "$i"
-    echo "  $name: {address: $NODE_NET.$i, port: 22, user: root, rack: r$(( (i - 1) / 8 + 1 ))}"
+    # With Slurm, each slurmd listens on a port of its own: the nodes share the host's network
+    # namespace, and slurmd listens on every address, as on a real node.
+    slurm_port=""
+    ((head)) && slurm_port=", labels: {slurm.Port: \"$((6817 + i))\"}"
+    echo "  $name: {address: $NODE_NET.$i, port: 22, user: root, rack: r$(( (i - 1) / 8 + 1 ))$slurm_port}"
   done
 }
