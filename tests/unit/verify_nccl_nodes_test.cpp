@@ -70,6 +70,15 @@ std::string one_set(const std::string& tasks, int salloc_rc) {
          "salloc: Relinquishing job allocation 12\n@@nccl-nodes rc " + std::to_string(salloc_rc) + "\n";
 }
 
+// Both tasks ran to their result; node02's GPUs hold `wrong_on_node02` wrong elements (the
+// program then exits 1, and so does srun, and salloc with it).
+std::string pair_with_results(int wrong_on_node02) {
+  const std::string rc = wrong_on_node02 > 0 ? "1" : "0";
+  return one_set(labelled(0, task_lines("node01", 0, result_line(0, 372.1, 0), "0")) +
+                     labelled(1, task_lines("node02", 1, result_line(1, 371.4, wrong_on_node02), rc)),
+                 wrong_on_node02 > 0 ? 1 : 0);
+}
+
 std::vector<CheckResult> checks_of(const std::string& output, const NcclNodeSet& set = pair_set()) {
   const auto run = parse_nccl_nodes_output(output, 1);
   EXPECT_TRUE(run) << run.error().message;
@@ -137,10 +146,7 @@ TEST(NcclNodesScript, AllocatesEachSetExclusivelyAndRunsOneTaskPerNode) {
 }
 
 TEST(NcclNodesChecks, BothNodesPassWithTheSetsBandwidthFromRankZero) {
-  const auto output = one_set(labelled(0, task_lines("node01", 0, result_line(0, 372.1, 0), "0")) +
-                                  labelled(1, task_lines("node02", 1, result_line(1, 371.4, 0), "0")),
-                              0);
-  const auto checks = checks_of(output);
+  const auto checks = checks_of(pair_with_results(0));
   ASSERT_EQ(checks.size(), 2u);
   for (const auto& check : checks) {
     EXPECT_EQ(check.name, "nccl_allreduce_nodes");
@@ -152,10 +158,7 @@ TEST(NcclNodesChecks, BothNodesPassWithTheSetsBandwidthFromRankZero) {
 }
 
 TEST(NcclNodesChecks, WrongSumsFailOnlyTheNodeWhoseGpusHoldThem) {
-  const auto output = one_set(labelled(0, task_lines("node01", 0, result_line(0, 372.1, 0), "0")) +
-                                  labelled(1, task_lines("node02", 1, result_line(1, 371.4, 12), "1")),
-                              1);
-  const auto checks = checks_of(output);
+  const auto checks = checks_of(pair_with_results(12));
   ASSERT_EQ(checks.size(), 2u);
   EXPECT_EQ(checks[0].status, CheckStatus::pass);
   EXPECT_EQ(checks[1].status, CheckStatus::fail);
