@@ -1,6 +1,7 @@
 #include "health_checks.hpp"
 
 #include "check_result.hpp"
+#include "gpu_model.hpp"
 #include "xid_catalog.hpp"
 
 #include <gpuctl/util/strings.hpp>
@@ -67,13 +68,30 @@ CheckResult check_gpu_temperature(const CheckInput& in) {
 // Hopper and later report each GPU's registration with the NVSwitch fabric; only "Completed"
 // with status "Success" lets CUDA use the NVLink fabric. "Not Started" is the fabric manager
 // not running; "In Progress" that it has not finished (or is stuck).
+// The GPUs of NVSwitch boards before Hopper (HGX-2's V100, HGX A100 and A800): the driver
+// reports no fabric registration for them (NVML's nvmlDeviceGetGpuFabricInfo is for Hopper and
+// later), so their "N/A" is what a healthy board says, not a value gpuctl failed to read.
+static bool reports_no_fabric_state(std::string_view gpu_name) {
+  const auto model = normalise_gpu_name(gpu_name).model;
+  return model == "v100" || model == "a100" || model == "a800";
+}
+
 CheckResult check_fabric_state(const CheckInput& in) {
   if (!has_nvswitch(in.node.gpu)) return skipped("no NVSwitch on this node (gpu.nvswitch, or not an 8-GPU HGX board)");
   const auto& gpus = in.state.facts.fabric;
   if (!gpus.present()) return cannot_run(absent_reason(gpus, "fabric state"));
+  std::map<std::string, std::string> name_by_bus;
+  if (in.state.facts.gpus.present())
+    for (const auto& gpu : *in.state.facts.gpus.value) name_by_bus[gpu.pci_bus_id] = gpu.name;
   std::vector<std::string> bad, unknown;
+  std::string older_model;  // a pre-Hopper GPU's name, when such GPUs report no state
+  std::size_t older = 0;
   for (const auto& gpu : *gpus.value) {
-    if (!gpu.state_reported) unknown.push_back(fmt::format("GPU {}: fabric state {}", gpu.pci_bus_id, gpu.state));
+    const auto name = name_by_bus.find(gpu.pci_bus_id);
+    if (!gpu.state_reported && name != name_by_bus.end() && reports_no_fabric_state(name->second)) {
+      older_model = name->second;
+      ++older;
+    } else if (!gpu.state_reported) unknown.push_back(fmt::format("GPU {}: fabric state {}", gpu.pci_bus_id, gpu.state));
     else if (gpu.state != "Completed" || gpu.status != "Success")
       bad.push_back(fmt::format("GPU {}: {}{}", gpu.pci_bus_id, gpu.state, gpu.state == "Completed" ? ", " + gpu.status : ""));
   }
@@ -84,7 +102,11 @@ CheckResult check_fabric_state(const CheckInput& in) {
                   "finished, see its log (/var/log/fabricmanager.log); a failed status: restart it, then reset the GPUs");
   // A GPU that reports no fabric on an NVSwitch board is a board or driver gpuctl cannot read: an error.
   if (!unknown.empty()) return cannot_run(util::join(unknown, "; ") + " (an NVSwitch board reports a fabric state on Hopper and later)");
-  return pass(fmt::format("Completed, Success on {} GPUs", gpus.value->size()), expected);
+  if (older == gpus.value->size() && older > 0)
+    return skipped(fmt::format("{} reports no fabric registration (NVIDIA's GPUs report it from Hopper on): "
+                               "fabricmanager_active and fabricmanager_version prove the fabric manager",
+                               older_model));
+  return pass(fmt::format("Completed, Success on {} GPUs", gpus.value->size() - older), expected);
 }
 
 // Xids since boot, as far back as the kernel's ring buffer reaches. Application-side Xids are

@@ -176,6 +176,34 @@ TEST_F(HealthChecks, XidsFailWithTheCataloguedActionAndApplicationXidsPass) {
   EXPECT_EQ(run("xid_events").status, CheckStatus::error) << "an unreadable log is never 'no Xid'";
 }
 
+// HGX A100 (and HGX-2's V100): the driver reports no fabric registration before Hopper, so the
+// N/A of every GPU is skipped, not an error; on a Hopper board the same N/A stays an error.
+TEST_F(HealthChecks, FabricStateIsSkippedOnPreHopperBoardsAndUnknownOnHopper) {
+  auto gpus = *state.facts.gpus.value;
+  auto fabric = *state.facts.fabric.value;
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    gpus[i].name = "NVIDIA A100-SXM4-80GB";
+    gpus[i].pci_bus_id = fabric[i].pci_bus_id;
+    fabric[i] = {fabric[i].pci_bus_id, "N/A", "N/A", false};
+  }
+  state.facts.gpus = Fact<std::vector<GpuInfo>>::of(gpus);
+  state.facts.fabric = Fact<std::vector<GpuFabric>>::of(fabric);
+  node.gpu.model = "A100";
+  const auto a100 = run("fabric_state");
+  EXPECT_EQ(a100.status, CheckStatus::skipped) << a100.detail;
+  EXPECT_NE(a100.detail.find("NVIDIA A100-SXM4-80GB reports no fabric registration"), std::string::npos) << a100.detail;
+  EXPECT_NE(a100.detail.find("fabricmanager_active"), std::string::npos);
+
+  for (auto& gpu : gpus) gpu.name = "NVIDIA H100 80GB HBM3";
+  state.facts.gpus = Fact<std::vector<GpuInfo>>::of(gpus);
+  node.gpu.model = "H100";
+  EXPECT_EQ(run("fabric_state").status, CheckStatus::error) << "a Hopper board's N/A is not read as healthy";
+
+  // The names unknown (the GPU query failed): never skipped as if they were older GPUs.
+  state.facts.gpus = Fact<std::vector<GpuInfo>>::absent("nvidia-smi failed");
+  EXPECT_EQ(run("fabric_state").status, CheckStatus::error);
+}
+
 TEST_F(HealthChecks, ThermalSlowdownNamesItsCauseAndUnknownReasonsAreErrors) {
   auto clocks = *state.facts.clock_events.value;
   clocks[2].hw_slowdown = true;
