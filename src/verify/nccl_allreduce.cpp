@@ -144,6 +144,11 @@ Result<NcclAllreduceResult> parse_gpuctl_allreduce_output(std::string_view outpu
     result.busbw_gbs = *busbw;
     result.wrong = *wrong;
     result.nccl_version = fields["nccl"];
+    if (fields.contains("process")) {
+      const auto process = counted("process");
+      if (!process || *process > k_max_gpus) return fail(ErrorCode::parse, fmt::format("unexpected result line '{}'", line));
+      result.process = static_cast<int>(*process);
+    }
     return result;
   }
   return fail(ErrorCode::parse, fmt::format("no '{}' line in the output: {}", k_program_tag, last_lines(output)));

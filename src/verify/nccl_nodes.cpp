@@ -27,25 +27,37 @@ constexpr int k_program_timeout_s = 300;
 constexpr int k_job_minutes = 10;
 // The longest a set may take: salloc's wait, then compiling, NCCL's start-up and the program's
 // own limit. srun can hang when a task cannot reach it back (slurmstepd's "connect io:
-// Connection refused"): salloc is then stopped, which gives the allocation back.
+// Connection refused"): salloc is then stopped (SIGTERM: it gives the allocation back), and
+// the script cancels the jobs it started when it ends, whatever became of salloc.
 constexpr int k_set_timeout_s = k_nccl_nodes_queue_wait_s + k_program_timeout_s + 60;
 constexpr std::size_t k_output_limit = 4096;
 
-// What each srun task runs: $1 bytes, $2 iterations, $3 GPUs per node. Every way out but
-// success exits non-zero, so that srun --kill-on-bad-exit stops the other tasks, which would
-// otherwise wait in ncclCommInitRank for a rank that never comes.
+// What each srun task runs: $1 bytes, $2 iterations, $3 GPUs per node; GPUCTL_NCCL_NODES the
+// set's nodes in rank order. Its process number is its node's place in that list, the list
+// NCCL_COMM_ID's first node came from, so rank 0 is where the root listens whatever order
+// Slurm numbered the tasks in. Every way out but a result exits non-zero, so that srun
+// --kill-on-bad-exit stops the other tasks, which would otherwise wait in ncclCommInitRank
+// for a rank that never comes. A task Slurm stops (SIGTERM) still removes its directory.
 std::string task_script() {
   std::string script =
       "export LC_ALL=C NCCL_NVLS_ENABLE=0\n"
       "PATH=\"$PATH:/usr/local/cuda/bin:/usr/local/nvidia/bin:/usr/local/bin\"\n"
-      "echo \"@@nccl node ${SLURMD_NODENAME:-$(hostname)}\"\n"
+      "me=${SLURMD_NODENAME:-$(hostname)}\n"
+      "echo \"@@nccl node $me\"\n"
+      "process=-1 processes=0\n"
+      "for n in $GPUCTL_NCCL_NODES; do\n"
+      "  [ \"$n\" = \"$me\" ] && process=$processes\n"
+      "  processes=$((processes + 1))\n"
+      "done\n"
+      "if [ \"$process\" -lt 0 ]; then echo \"@@nccl problem not-in-set $GPUCTL_NCCL_NODES\"; exit 3; fi\n"
+      "trap 'exit 143' TERM HUP INT\n"
       "if ! command -v cc >/dev/null 2>&1; then echo '@@nccl problem no-cc'; exit 3; fi\n";
   script += nccl_program_build_lines("exit 3");
   script += fmt::format(
-      "set -- \"$d/allreduce\" \"$1\" \"$2\" \"${{SLURM_PROCID:-0}}\" \"${{SLURM_NTASKS:-1}}\" \"$3\"\n"
+      "set -- \"$d/allreduce\" \"$1\" \"$2\" \"$process\" \"$processes\" \"$3\"\n"
       "echo \"@@nccl command NCCL_COMM_ID=$NCCL_COMM_ID NCCL_NVLS_ENABLE=0 $*\"\n"
       "T=''\n"
-      "if command -v timeout >/dev/null 2>&1; then T='timeout -k 5 {}'; fi\n"
+      "if command -v timeout >/dev/null 2>&1; then T='timeout --foreground -k 5 {}'; fi\n"
       "$T \"$@\" 2>&1\n"
       "rc=$?\n"
       "echo \"@@nccl rc $rc\"\n"
@@ -56,19 +68,24 @@ std::string task_script() {
 
 // What salloc runs on the controller once a set's nodes are its own: $1 the task script's
 // path, $2 GPUs per node, $3 bytes, $4 iterations. Rank 0 runs on the allocation's first node,
-// so NCCL_COMM_ID is that node's Slurm address, on a port derived from the job id (sets
-// running side by side have different first nodes and different jobs).
+// so NCCL_COMM_ID is that node's Slurm address, on a port derived from the job id below
+// Linux's ephemeral ports (sets running side by side have different first nodes and jobs).
+// --cpu-bind=none: Slurm's default binding would put each task, and every NCCL thread of its
+// GPUs, on one core.
 constexpr std::string_view k_set_script =
-    "first=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\n"
+    "echo \"@@nccl-nodes job $SLURM_JOB_ID\"\n"
+    "GPUCTL_NCCL_NODES=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | tr '\\n' ' ')\n"
+    "export GPUCTL_NCCL_NODES\n"
+    "first=${GPUCTL_NCCL_NODES%% *}\n"
     "addr=$(scontrol show node \"$first\" | tr ' ' '\\n' | sed -n 's/^NodeAddr=//p' | head -n 1)\n"
     "case $addr in\n"
     "  '') addr=$first ;;\n"
     "  *:*) addr=\"[$addr]\" ;;\n"
     "esac\n"
-    "NCCL_COMM_ID=\"$addr:$((20000 + ${SLURM_JOB_ID:-0} % 20000))\"\n"
+    "NCCL_COMM_ID=\"$addr:$((20000 + ${SLURM_JOB_ID:-0} % 12000))\"\n"
     "export NCCL_COMM_ID\n"
     "echo \"@@nccl-nodes root $NCCL_COMM_ID\"\n"
-    "exec srun --ntasks-per-node=1 --kill-on-bad-exit=1 --label --gres=\"gpu:$2\" sh -c \"$(cat \"$1\")\" "
+    "exec srun --ntasks-per-node=1 --kill-on-bad-exit=1 --label --cpu-bind=none --gres=\"gpu:$2\" sh -c \"$(cat \"$1\")\" "
     "gpuctl-nccl-task \"$3\" \"$4\" \"$2\"\n";
 
 std::optional<int> small_number(std::string_view text) {
@@ -100,57 +117,66 @@ std::string slurm_summary(const NcclNodeSetRun& run) {
   return run.exit_code < 0 ? "salloc printed nothing" : fmt::format("salloc exited {}", run.exit_code);
 }
 
-// Errors of the program that say the node cannot take part at all (no NCCL, wrong build),
-// as opposed to a GPU or the fabric failing under the all-reduce.
-bool setup_error(std::string_view message) {
-  for (const std::string_view prefix : {"cannot load", "missing symbol", "usage"})
-    if (message.find(prefix) != std::string_view::npos) return true;
-  return false;
-}
-
 std::string problem_text(const std::string& problem) {
   if (problem == "no-cc")
     return "no C compiler (cc) on the node's PATH: install gcc (and NCCL, libnccl2) on the node. Across nodes gpuctl "
            "runs its own program, since nccl-tests' all_reduce_perf spans nodes only in an MPI build";
   if (problem == "tmp") return "cannot create a temporary directory under /tmp on the node";
+  if (problem.starts_with("not-in-set"))
+    return fmt::format("the node's Slurm name is not among the set's nodes ({}): its slurmd runs under another NodeName",
+                       util::trim(std::string_view(problem).substr(10)));
   return problem;  // parse_nccl_allreduce_run has already worded the others
 }
 
-// One task's own verdict: its measurement, or why it has none and whether that is the node's
-// own fault (a GPU, NCCL, the fabric) or only that it could not take part.
+// What became of one task, and so of its node's check.
+enum class TaskFate {
+  measured,  // it printed its result
+  stopped,   // Slurm stopped it because another task failed: not this node's fault
+  setup,     // the node could not take part (no cc, no NCCL): cannot run
+  node,      // its GPUs or CUDA failed: the node's own fault
+  fabric,    // NCCL failed or hung joining the nodes: the path between them
+};
+
 struct TaskVerdict {
   const NcclNodesTask* task = nullptr;
+  TaskFate fate = TaskFate::setup;
   std::optional<NcclAllreduceResult> result;
-  std::string error;        // why there is no result
-  bool own_fault = false;   // error comes from this node (not only "was stopped")
-  bool setup = false;       // the node could not take part (cannot run, not fail)
+  std::string error;  // why there is no result
 };
 
 TaskVerdict judge(const NcclNodesTask& task) {
-  TaskVerdict verdict{&task, {}, {}, false, false};
+  TaskVerdict verdict{&task, TaskFate::setup, {}, {}};
+  const int rc = task.run.exit_code;
   if (!task.run.problem.empty()) {
     verdict.error = problem_text(task.run.problem);
-    // Killed by Slurm because another task failed: no exit status of its own.
-    verdict.own_fault = task.run.exit_code >= 0 || task.run.problem.find("did not finish") == std::string::npos;
-    verdict.setup = true;
+    // No exit status of its own: Slurm killed it (and its shell) while it waited for the others.
+    if (rc < 0 && task.run.problem.find("did not finish") != std::string::npos) verdict.fate = TaskFate::stopped;
     return verdict;
   }
   auto result = nccl_allreduce_result(task.run);
   if (result) {
+    verdict.fate = TaskFate::measured;
     verdict.result = *result;
     return verdict;
   }
   verdict.error = result.error().message;
-  // timeout(1) ended it: NCCL hung joining the nodes, the classic sign of a blocked path.
-  if (task.run.exit_code == 124 || task.run.exit_code == 137) {
+  const bool printed_error = task.run.output.find("gpuctl-nccl-allreduce: error:") != std::string::npos;
+  if (rc == 124 || rc == 137) {  // timeout(1) ended it: NCCL hung, the classic sign of a blocked path
+    verdict.fate = TaskFate::fabric;
     verdict.error = fmt::format("the all-reduce did not finish within {} s: NCCL hung joining or running across the nodes",
                                 k_program_timeout_s);
-    verdict.own_fault = true;
-    return verdict;
+  } else if (rc == 143 || rc == 130) {  // SIGTERM or SIGINT from Slurm, seen by the task's trap
+    verdict.fate = TaskFate::stopped;
+  } else if (!printed_error) {
+    verdict.fate = rc > 0 ? TaskFate::node : TaskFate::setup;  // a crash (139) is the node's
+  } else if (verdict.error.find(": usage:") != std::string::npos || verdict.error.find("cannot load") != std::string::npos ||
+             verdict.error.find("missing symbol") != std::string::npos) {
+    verdict.fate = TaskFate::setup;
+  } else {
+    // The program names the call that failed: NCCL's (ncclCommInitRank, ncclAllReduce...) are
+    // the path between the nodes; CUDA's and "too few GPUs" are this node's GPUs.
+    verdict.fate = verdict.error.find(": nccl") != std::string::npos ? TaskFate::fabric : TaskFate::node;
   }
-  const bool printed_error = task.run.output.find("gpuctl-nccl-allreduce: error:") != std::string::npos;
-  verdict.own_fault = printed_error;
-  verdict.setup = !printed_error || setup_error(verdict.error);
   return verdict;
 }
 
@@ -206,7 +232,8 @@ std::string nccl_nodes_script(const std::vector<NcclNodeSet>& sets) {
       "  command -v \"$tool\" >/dev/null 2>&1 || { echo \"@@nccl-nodes problem no-$tool\"; exit 0; }\n"
       "done\n"
       "d=$(mktemp -d /tmp/gpuctl-nccl-nodes.XXXXXX) || { echo '@@nccl-nodes problem tmp'; exit 0; }\n"
-      "trap 'rm -rf \"$d\"' EXIT\n"
+      "trap 'cat \"$d\"/out.* 2>/dev/null | sed -n \"s/^@@nccl-nodes job //p\" | xargs -r scancel 2>/dev/null; "
+      "rm -rf \"$d\"' EXIT\n"
       "cat >\"$d/task.sh\" <<'GPUCTL_NCCL_TASK'\n";
   script += task_script();
   script += "GPUCTL_NCCL_TASK\ncat >\"$d/set.sh\" <<'GPUCTL_NCCL_SET'\n";
@@ -286,8 +313,11 @@ std::vector<CheckResult> nccl_nodes_checks(const NcclNodeSet& set, const NcclNod
   std::vector<TaskVerdict> verdicts;
   for (const auto& task : run.tasks) verdicts.push_back(judge(task));
   // The node whose own failure stopped the set, for the nodes Slurm stopped because of it.
-  const auto culprit = std::ranges::find_if(verdicts, [](const TaskVerdict& v) { return !v.result && v.own_fault; });
-  const auto rank0 = std::ranges::find_if(verdicts, [](const TaskVerdict& v) { return v.task->task == 0 && v.result; });
+  const auto culprit = std::ranges::find_if(verdicts, [](const TaskVerdict& v) {
+    return v.fate != TaskFate::measured && v.fate != TaskFate::stopped;
+  });
+  // The set's bandwidth as rank 0's process measured it (every process times the same rounds).
+  const auto root = std::ranges::find_if(verdicts, [](const TaskVerdict& v) { return v.result && v.result->process == 0; });
   std::vector<CheckResult> checks;
   for (const auto& node : set.nodes) {
     const auto verdict = std::ranges::find_if(verdicts, [&](const TaskVerdict& v) { return v.task->node == node; });
@@ -298,43 +328,57 @@ std::vector<CheckResult> nccl_nodes_checks(const NcclNodeSet& set, const NcclNod
       continue;
     }
     const NcclNodesTask* task = verdict->task;
-    if (verdict->result) {
-      const auto& own = *verdict->result;
-      const auto& measured = rank0 != verdicts.end() ? *rank0->result : own;
-      const auto observed = fmt::format("busbw {:.1f} GB/s (algbw {:.1f}) across {}, {} GPUs, {} MiB x {}, {} wrong here",
-                                        measured.busbw_gbs, measured.algbw_gbs, hosts, measured.gpus,
-                                        measured.bytes >> 20, set.spec.iterations, own.wrong);
-      if (own.wrong > 0)
-        checks.push_back(named(failed(observed, expected,
-                                      fmt::format("{} elements of the sum are wrong on this node's GPUs: the data crossed "
-                                                  "the nodes' network wrongly; check ib_ports, nvidia_peermem and the "
-                                                  "cables of this node's HCAs",
-                                                  own.wrong)),
+    switch (verdict->fate) {
+      case TaskFate::measured: {
+        const auto& own = *verdict->result;
+        const auto& measured = root != verdicts.end() ? *root->result : own;
+        const auto observed = fmt::format("busbw {:.1f} GB/s (algbw {:.1f}) across {}, {} GPUs, {} MiB x {}, {} wrong here",
+                                          measured.busbw_gbs, measured.algbw_gbs, hosts, own.gpus, own.bytes >> 20,
+                                          set.spec.iterations, own.wrong);
+        if (own.gpus != gpus)  // the program ran, but not across the whole set: no proof of it
+          checks.push_back(named(cannot_run(fmt::format("the all-reduce on {} spanned {} GPUs, the set {} has {}", node,
+                                                        own.gpus, hosts, gpus)),
+                                 task));
+        else if (own.wrong > 0)
+          checks.push_back(named(failed(observed, expected,
+                                        fmt::format("{} elements of the sum are wrong on this node's GPUs: the data "
+                                                    "crossed the nodes' network wrongly; check ib_ports, nvidia_peermem "
+                                                    "and the cables of this node's HCAs",
+                                                    own.wrong)),
+                                 task));
+        else if (task->run.exit_code != 0)
+          checks.push_back(named(cannot_run(fmt::format("the program exited {} after its result: {}", task->run.exit_code,
+                                                        util::trim(util::tail_lines(task->run.output, 2)))),
+                                 task));
+        else checks.push_back(named(pass(observed, expected), task));
+        break;
+      }
+      case TaskFate::stopped:
+        checks.push_back(named(cannot_run(culprit != verdicts.end()
+                                              ? fmt::format("stopped by Slurm when the task on {} failed: {}",
+                                                            culprit->task->node, culprit->error)
+                                              : fmt::format("stopped by Slurm before its result: {}", slurm_summary(run))),
                                task));
-      else if (task->run.exit_code != 0)
-        checks.push_back(named(cannot_run(fmt::format("the program exited {} after its result: {}", task->run.exit_code,
-                                                      util::trim(util::tail_lines(task->run.output, 2)))),
+        break;
+      case TaskFate::setup:
+        checks.push_back(named(cannot_run(fmt::format("{}: {}", node, verdict->error)), task));
+        break;
+      case TaskFate::node:
+        checks.push_back(named(failed(verdict->error, expected,
+                                      "this node's GPUs failed under the all-reduce: see gpu_count, xid_events and "
+                                      "ecc_errors; drain the node, reset its GPUs or reboot it"),
                                task));
-      else checks.push_back(named(pass(observed, expected), task));
-      continue;
+        break;
+      case TaskFate::fabric:
+        checks.push_back(named(
+            failed(verdict->error, expected,
+                   fmt::format("NCCL could not run across {}: check ib_ports and nccl_ib_hca on each node, that "
+                               "NCCL_SOCKET_IFNAME names an interface the nodes reach each other on, and that {} (the "
+                               "first node's Slurm address) is reachable from the others; rerun with NCCL_DEBUG=INFO",
+                               hosts, run.root.empty() ? std::string("NCCL_COMM_ID") : run.root)),
+            task));
+        break;
     }
-    if (!verdict->own_fault && culprit != verdicts.end()) {
-      checks.push_back(named(cannot_run(fmt::format("stopped by Slurm when the task on {} failed: {}", culprit->task->node,
-                                                    culprit->error)),
-                             task));
-      continue;
-    }
-    if (verdict->setup) {
-      checks.push_back(named(cannot_run(fmt::format("{}: {}", node, verdict->error)), task));
-      continue;
-    }
-    checks.push_back(named(
-        failed(verdict->error, expected,
-               fmt::format("NCCL could not run across {}: check ib_ports and nccl_ib_hca on each node, that "
-                           "NCCL_SOCKET_IFNAME names an interface the nodes reach each other on, and that {} (the "
-                           "first node's Slurm address) is reachable from the others; rerun with NCCL_DEBUG=INFO",
-                           hosts, run.root.empty() ? std::string("NCCL_COMM_ID") : run.root)),
-        task));
   }
   return checks;
 }

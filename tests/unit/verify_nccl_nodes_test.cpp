@@ -6,6 +6,10 @@
 #include <gpuctl/verify/nccl_nodes.hpp>
 
 #include "probe_capture.hpp"
+#include "temp_dir.hpp"
+
+#include <cstdlib>
+#include <fstream>
 
 #include <gtest/gtest.h>
 
@@ -70,13 +74,12 @@ std::string one_set(const std::string& tasks, int salloc_rc) {
          "salloc: Relinquishing job allocation 12\n@@nccl-nodes rc " + std::to_string(salloc_rc) + "\n";
 }
 
-// Both tasks ran to their result; node02's GPUs hold `wrong_on_node02` wrong elements (the
-// program then exits 1, and so does srun, and salloc with it).
+// Both tasks ran to their result; node02's GPUs hold `wrong_on_node02` wrong elements (across
+// nodes the program exits 0 with its result either way, so that Slurm stops no one).
 std::string pair_with_results(int wrong_on_node02) {
-  const std::string rc = wrong_on_node02 > 0 ? "1" : "0";
   return one_set(labelled(0, task_lines("node01", 0, result_line(0, 372.1, 0), "0")) +
-                     labelled(1, task_lines("node02", 1, result_line(1, 371.4, wrong_on_node02), rc)),
-                 wrong_on_node02 > 0 ? 1 : 0);
+                     labelled(1, task_lines("node02", 1, result_line(1, 371.4, wrong_on_node02), "0")),
+                 0);
 }
 
 std::vector<CheckResult> checks_of(const std::string& output, const NcclNodeSet& set = pair_set()) {
@@ -136,8 +139,11 @@ TEST(NcclNodesScript, AllocatesEachSetExclusivelyAndRunsOneTaskPerNode) {
   EXPECT_NE(script.find("( $T salloc --nodes=2"), std::string::npos);
   EXPECT_NE(script.find("salloc --nodes=3 --nodelist=node03,node04,node05 "), std::string::npos);
   EXPECT_NE(script.find(">\"$d/out.1\" 2>&1 </dev/null &"), std::string::npos);  // the sets run side by side
-  EXPECT_NE(script.find("exec srun --ntasks-per-node=1 --kill-on-bad-exit=1 --label"), std::string::npos);
-  EXPECT_NE(script.find("NCCL_COMM_ID=\"$addr:$((20000 + ${SLURM_JOB_ID:-0} % 20000))\""), std::string::npos);
+  EXPECT_NE(script.find("exec srun --ntasks-per-node=1 --kill-on-bad-exit=1 --label --cpu-bind=none"), std::string::npos);
+  // The root's port stays below Linux's ephemeral ports (32768 and up).
+  EXPECT_NE(script.find("NCCL_COMM_ID=\"$addr:$((20000 + ${SLURM_JOB_ID:-0} % 12000))\""), std::string::npos);
+  // Whatever becomes of salloc, the jobs the script started are cancelled when it ends.
+  EXPECT_NE(script.find("sed -n \"s/^@@nccl-nodes job //p\" | xargs -r scancel"), std::string::npos);
   EXPECT_NE(script.find(nccl_allreduce_program_source()), std::string::npos);
   // A task that cannot take part exits non-zero, so that Slurm stops the others.
   EXPECT_NE(script.find("echo '@@nccl problem no-cc'; exit 3"), std::string::npos);
@@ -187,6 +193,77 @@ TEST(NcclNodesChecks, AnNcclErrorFailsItsNodeAndTheNodeSlurmStoppedIsAnError) {
   EXPECT_NE(checks[0].detail.find("stopped by Slurm when the task on node02 failed"), std::string::npos) << checks[0].detail;
 }
 
+TEST(NcclNodesChecks, APassNeedsTheWholeSetAndEachFailureIsBlamedOnItsCause) {
+  // A result over 8 GPUs, not the set's 16: the program did not span the set, so no proof.
+  const auto alone = checks_of(one_set(
+      labelled(0, task_lines("node01", 0,
+                             "gpuctl-nccl-allreduce: gpus=8 local_gpus=8 process=0 processes=1 bytes=268435456 "
+                             "iterations=20 time_us=900.1 algbw_GBps=298.2 busbw_GBps=521.9 wrong=0 nccl=22803\n",
+                             "0")) +
+          labelled(1, task_lines("node02", 1, result_line(1, 371.4, 0), "0")),
+      0));
+  ASSERT_EQ(alone.size(), 2u);
+  EXPECT_EQ(alone[0].status, CheckStatus::error);
+  EXPECT_NE(alone[0].detail.find("spanned 8 GPUs, the set node[01-02] has 16"), std::string::npos) << alone[0].detail;
+
+  // The CUDA driver sees fewer GPUs than declared: the node's own GPUs, not the network.
+  const auto few = checks_of(one_set(
+      labelled(0, task_lines("node01", 0, "gpuctl-nccl-allreduce: error: too few GPUs: the CUDA driver sees 7 GPUs, 8 expected\n",
+                             "2")) +
+          labelled(1, task_lines("node02", 1, "", "143")),
+      143));
+  ASSERT_EQ(few.size(), 2u);
+  EXPECT_EQ(few[0].status, CheckStatus::fail);
+  EXPECT_NE(few[0].detail.find("this node's GPUs failed"), std::string::npos) << few[0].detail;
+  EXPECT_EQ(few[1].status, CheckStatus::error);  // its shell's trap saw Slurm's SIGTERM: 143
+  EXPECT_NE(few[1].detail.find("stopped by Slurm when the task on node01 failed: "), std::string::npos) << few[1].detail;
+
+  // NCCL's own "invalid usage" is NCCL failing, not the program's usage: the network's advice.
+  const auto nccl_usage = checks_of(one_set(
+      labelled(0, task_lines("node01", 0, "gpuctl-nccl-allreduce: error: ncclCommInitRank (group): invalid usage (run with NCCL_DEBUG=WARN for details)\n",
+                             "2")) +
+          labelled(1, task_lines("node02", 1, "", "")),
+      1));
+  ASSERT_EQ(nccl_usage.size(), 2u);
+  EXPECT_EQ(nccl_usage[0].status, CheckStatus::fail);
+  EXPECT_NE(nccl_usage[0].detail.find("NCCL could not run across node[01-02]"), std::string::npos);
+
+  // A crash without an error line (a segfault: 139) is the node's.
+  const auto crash = checks_of(one_set(labelled(0, task_lines("node01", 0, "", "139")) +
+                                           labelled(1, task_lines("node02", 1, "", "")),
+                                       1));
+  ASSERT_EQ(crash.size(), 2u);
+  EXPECT_EQ(crash[0].status, CheckStatus::fail);
+  EXPECT_NE(crash[1].detail.find("stopped by Slurm when the task on node01 failed"), std::string::npos);
+}
+
+// The task script numbers its process by its node's place in the set's list, and says so when
+// its node is not in the list. Run by sh here; the program stops at loading CUDA on this machine.
+TEST(NcclNodesScript, TheTaskNumbersItselfByItsNodesPlaceInTheSet) {
+  if (std::system("command -v cc >/dev/null 2>&1") != 0) GTEST_SKIP() << "no cc on this machine";
+  const auto script = nccl_nodes_script({pair_set()});
+  const std::string begin = "<<'GPUCTL_NCCL_TASK'\n", end = "\nGPUCTL_NCCL_TASK\n";
+  const auto from = script.find(begin) + begin.size();
+  const auto task = script.substr(from, script.find(end) - from);
+  const testing::TempDir dir;
+  const auto path = dir.write("task.sh", task);
+  const auto run = [&](const std::string& node) {
+    const auto out = dir / "out";
+    const auto command = "env GPUCTL_NCCL_NODES='node01 node02 ' SLURMD_NODENAME=" + node +
+                         " NCCL_COMM_ID=127.0.0.1:29999 sh " + path + " 1024 1 8 >" + out + " 2>&1";
+    const int status = std::system(command.c_str());
+    std::ifstream in(out);
+    return std::pair{status, std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>())};
+  };
+  const auto [status, second] = run("node02");
+  EXPECT_NE(status, 0) << second;  // a task without a result exits non-zero: Slurm stops the others
+  EXPECT_NE(second.find("@@nccl node node02\n"), std::string::npos) << second;
+  EXPECT_NE(second.find("/allreduce 1024 1 1 2 8\n"), std::string::npos) << second;  // process 1 of 2
+  const auto [other_status, outsider] = run("node07");
+  EXPECT_NE(other_status, 0);
+  EXPECT_NE(outsider.find("@@nccl problem not-in-set node01 node02"), std::string::npos) << outsider;
+}
+
 TEST(NcclNodesChecks, AHangCutByTimeoutIsAFailAndAMissingLibraryIsAnError) {
   const auto hung = checks_of(one_set(labelled(0, task_lines("node01", 0, "", "124")) +
                                           labelled(1, task_lines("node02", 1, "", "124")),
@@ -211,12 +288,23 @@ TEST(NcclNodesChecks, AHangCutByTimeoutIsAFailAndAMissingLibraryIsAnError) {
   EXPECT_NE(missing[1].detail.find("stopped by Slurm when the task on node01 failed"), std::string::npos);
 }
 
-TEST(NcclNodesChecks, NoCompilerIsAnErrorNamingTheFixAndTheTaskSlurmStoppedSaysWhy) {
+TEST(NcclNodesChecks, NoCompilerIsAnErrorNamingTheFixOnEachNode) {
   const auto checks = checks_of(read_test_data("slurm/nccl-nodes-no-cc.txt"));
+  ASSERT_EQ(checks.size(), 2u);
+  for (const auto& check : checks) {
+    EXPECT_EQ(check.status, CheckStatus::error);
+    EXPECT_NE(check.detail.find("no C compiler (cc)"), std::string::npos) << check.detail;
+    EXPECT_NE(check.detail.find("install gcc"), std::string::npos);
+  }
+  EXPECT_NE(checks[0].detail.find("node01: "), std::string::npos);
+  EXPECT_NE(checks[1].detail.find("node02: "), std::string::npos);
+}
+
+TEST(NcclNodesChecks, TheTaskSlurmStoppedSaysWhichNodeFailed) {
+  const auto checks = checks_of(read_test_data("slurm/nccl-nodes-no-cc-stopped.txt"));
   ASSERT_EQ(checks.size(), 2u);
   EXPECT_EQ(checks[0].status, CheckStatus::error);
   EXPECT_NE(checks[0].detail.find("node01: no C compiler (cc)"), std::string::npos) << checks[0].detail;
-  EXPECT_NE(checks[0].detail.find("install gcc"), std::string::npos);
   // Slurm terminated node02's task (--kill-on-bad-exit) before it could say anything itself.
   EXPECT_EQ(checks[1].status, CheckStatus::error);
   EXPECT_NE(checks[1].detail.find("stopped by Slurm when the task on node01 failed: no C compiler"), std::string::npos)

@@ -24,6 +24,7 @@ struct NcclAllreduceResult {
   double busbw_gbs = 0;             // algbw * 2(n-1)/n
   std::int64_t wrong = 0;           // elements with a wrong sum
   std::string nccl_version;         // "22809" from our program; empty from all_reduce_perf
+  int process = 0;                  // our program across nodes: this process's number (0 holds rank 0)
 };
 
 // The C source of gpuctl's own all-reduce program (its usage: PROGRAM BYTES ITERATIONS).
