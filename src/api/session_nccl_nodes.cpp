@@ -11,7 +11,6 @@
 namespace gpuctl {
 namespace {
 
-
 void add_check(NodeVerifyOutcome& result, CheckResult check) {
   const bool bad = check.status == CheckStatus::fail || check.status == CheckStatus::error;
   if (bad && result.outcome.status == exec::NodeStatus::ok) {

@@ -46,9 +46,10 @@ std::string failure_text(const CheckResult& check) {
                      check.expected.empty() ? "-" : check.expected, check.detail.empty() ? "" : " (" + check.detail + ")");
 }
 
-// "Skipped: a on 3 nodes, b on 1 node (...)": skips (checks the inventory does not ask for)
-// are counted per check, never listed, so that at hundreds of nodes they bury nothing. Each
-// skip's reason is in `verify --json`.
+// "Skipped: a on 3 nodes, b on 1 node (...)": skips (checks the inventory does not ask for, or
+// that do not apply to the node: no AER counters, an A100's fabric, no partner for
+// --nccl-nodes) are counted per check, never listed, so that at hundreds of nodes they bury
+// nothing. Each skip's reason is in `verify --json`.
 std::string skipped_line(const std::vector<NodeVerifyOutcome>& outcomes) {
   std::vector<std::pair<std::string, int>> skipped;  // check name, nodes; in column order
   for (const auto& o : outcomes)
@@ -62,7 +63,7 @@ std::string skipped_line(const std::vector<NodeVerifyOutcome>& outcomes) {
   std::string counts;
   for (const auto& [name, nodes] : skipped)
     counts += fmt::format("{}{} on {} node{}", counts.empty() ? "" : ", ", name, nodes, nodes == 1 ? "" : "s");
-  return fmt::format("\nSkipped: {} (not asked for by the inventory; the reasons: verify --json)\n", counts);
+  return fmt::format("\nSkipped: {} (not asked for by the inventory, or not applicable there; each reason: verify --json)\n", counts);
 }
 
 std::string verdict_line(const std::vector<NodeVerifyOutcome>& outcomes) {

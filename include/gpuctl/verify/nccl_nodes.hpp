@@ -20,8 +20,8 @@
 namespace gpuctl {
 
 inline constexpr std::string_view k_nccl_nodes_check = "nccl_allreduce_nodes";
-// Each rank adds a small integer per element: with more than ~1,100 ranks the float sum is
-// no longer exact. 128 nodes x 8 GPUs stays well inside.
+// A set has at most this many nodes (one more when a last node joins it): 129 nodes of 64
+// GPUs are 8,256 ranks, inside the 12,000 for which the program's int32 sums stay exact.
 inline constexpr int k_max_nccl_nodes_per_set = 128;
 // How long salloc waits for a set's nodes (busy with jobs) before the set is reported not run.
 inline constexpr int k_nccl_nodes_queue_wait_s = 60;
@@ -70,9 +70,10 @@ struct NcclNodesRun {
 Result<NcclNodesRun> parse_nccl_nodes_output(std::string_view output, std::size_t set_count);
 
 // The nccl_allreduce_nodes check of each node of `set`, in set order (pure). Pass: the node's
-// GPUs hold the right sum; its observed value is the set's bus bandwidth (from task 0), which
-// is reported, not judged. Fail: wrong sums, or NCCL could not join or run the nodes (the
-// fabric's part). Error: the node could not take part (no cc, no libnccl, Slurm refused).
+// result spans every GPU of the set and its GPUs hold the right sum; its observed value is the
+// set's bus bandwidth (process 0's), which is reported, not judged. Fail: wrong sums; NCCL
+// could not join or run the nodes, or hung (the fabric's part); the node's GPUs or CUDA failed.
+// Error: the node could not take part (no cc, no libnccl, Slurm refused or stopped its task).
 std::vector<CheckResult> nccl_nodes_checks(const NcclNodeSet& set, const NcclNodeSetRun& run);
 
 // The same error result for every node of `set`, when the script could not run at all.
