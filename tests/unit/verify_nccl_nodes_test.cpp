@@ -90,6 +90,13 @@ std::vector<CheckResult> checks_of(const std::string& output, const NcclNodeSet&
   return nccl_nodes_checks(set, run->sets[0]);
 }
 
+// node01's task printed `lines` and exited `rc`; node02's was stopped by Slurm: `node02_rc` ""
+// when its shell was killed too, "143" when the shell's trap saw the SIGTERM.
+std::vector<CheckResult> node01_failed(const std::string& lines, const std::string& rc, const std::string& node02_rc = "") {
+  return checks_of(
+      one_set(labelled(0, task_lines("node01", 0, lines, rc)) + labelled(1, task_lines("node02", 1, "", node02_rc)), 1));
+}
+
 TEST(NcclNodeSets, TakesNodesNAtATimeInOrderAndALastSingleNodeJoinsTheSetBefore) {
   const auto nodes = gpu_nodes({{"n1", 8}, {"n2", 8}, {"n3", 8}, {"n4", 8}, {"n5", 8}});
   const auto pairs = make_nccl_node_sets(pointers(nodes), 2);
@@ -207,11 +214,8 @@ TEST(NcclNodesChecks, APassNeedsTheWholeSetAndEachFailureIsBlamedOnItsCause) {
   EXPECT_NE(alone[0].detail.find("spanned 8 GPUs, the set node[01-02] has 16"), std::string::npos) << alone[0].detail;
 
   // The CUDA driver sees fewer GPUs than declared: the node's own GPUs, not the network.
-  const auto few = checks_of(one_set(
-      labelled(0, task_lines("node01", 0, "gpuctl-nccl-allreduce: error: too few GPUs: the CUDA driver sees 7 GPUs, 8 expected\n",
-                             "2")) +
-          labelled(1, task_lines("node02", 1, "", "143")),
-      143));
+  const auto few =
+      node01_failed("gpuctl-nccl-allreduce: error: too few GPUs: the CUDA driver sees 7 GPUs, 8 expected\n", "2", "143");
   ASSERT_EQ(few.size(), 2u);
   EXPECT_EQ(few[0].status, CheckStatus::fail);
   EXPECT_NE(few[0].detail.find("this node's GPUs failed"), std::string::npos) << few[0].detail;
@@ -219,19 +223,14 @@ TEST(NcclNodesChecks, APassNeedsTheWholeSetAndEachFailureIsBlamedOnItsCause) {
   EXPECT_NE(few[1].detail.find("stopped by Slurm when the task on node01 failed: "), std::string::npos) << few[1].detail;
 
   // NCCL's own "invalid usage" is NCCL failing, not the program's usage: the network's advice.
-  const auto nccl_usage = checks_of(one_set(
-      labelled(0, task_lines("node01", 0, "gpuctl-nccl-allreduce: error: ncclCommInitRank (group): invalid usage (run with NCCL_DEBUG=WARN for details)\n",
-                             "2")) +
-          labelled(1, task_lines("node02", 1, "", "")),
-      1));
+  const auto nccl_usage = node01_failed(
+      "gpuctl-nccl-allreduce: error: ncclCommInitRank (group): invalid usage (run with NCCL_DEBUG=WARN for details)\n", "2");
   ASSERT_EQ(nccl_usage.size(), 2u);
   EXPECT_EQ(nccl_usage[0].status, CheckStatus::fail);
   EXPECT_NE(nccl_usage[0].detail.find("NCCL could not run across node[01-02]"), std::string::npos);
 
   // A crash without an error line (a segfault: 139) is the node's.
-  const auto crash = checks_of(one_set(labelled(0, task_lines("node01", 0, "", "139")) +
-                                           labelled(1, task_lines("node02", 1, "", "")),
-                                       1));
+  const auto crash = node01_failed("", "139");
   ASSERT_EQ(crash.size(), 2u);
   EXPECT_EQ(crash[0].status, CheckStatus::fail);
   EXPECT_NE(crash[1].detail.find("stopped by Slurm when the task on node01 failed"), std::string::npos);
@@ -273,13 +272,10 @@ TEST(NcclNodesChecks, AHangCutByTimeoutIsAFailAndAMissingLibraryIsAnError) {
     EXPECT_EQ(check.status, CheckStatus::fail);
     EXPECT_NE(check.observed.find("did not finish within 300 s"), std::string::npos) << check.observed;
   }
-  const auto missing = checks_of(one_set(
-      labelled(0, task_lines("node01", 0,
-                             "gpuctl-nccl-allreduce: error: cannot load NCCL (libnccl.so.2): libnccl.so: cannot open "
-                             "shared object file: No such file or directory\n",
-                             "2")) +
-          labelled(1, task_lines("node02", 1, "", "")),
-      1));
+  const auto missing = node01_failed(
+      "gpuctl-nccl-allreduce: error: cannot load NCCL (libnccl.so.2): libnccl.so: cannot open shared object file: No "
+      "such file or directory\n",
+      "2");
   ASSERT_EQ(missing.size(), 2u);
   EXPECT_EQ(missing[0].status, CheckStatus::error);
   EXPECT_NE(missing[0].detail.find("node01: "), std::string::npos);
