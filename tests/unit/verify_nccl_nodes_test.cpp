@@ -9,6 +9,7 @@
 #include "temp_dir.hpp"
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 #include <gtest/gtest.h>
@@ -261,6 +262,40 @@ TEST(NcclNodesScript, TheTaskNumbersItselfByItsNodesPlaceInTheSet) {
   const auto [other_status, outsider] = run("node07");
   EXPECT_NE(other_status, 0);
   EXPECT_NE(outsider.find("@@nccl problem not-in-set node01 node02"), std::string::npos) << outsider;
+}
+
+// What salloc runs on the controller, with scontrol answering from a real capture (its NodeAddr
+// made IPv6) and srun replaced by a script that prints what it was given.
+TEST(NcclNodesScript, TheSetMeetsAtTheFirstNodesAddressAndHandsTheTasksTheNodeList) {
+  const auto script = nccl_nodes_script({pair_set()});
+  const std::string begin = "<<'GPUCTL_NCCL_SET'\n", end = "\nGPUCTL_NCCL_SET\n";
+  const auto from = script.find(begin) + begin.size();
+  const testing::TempDir dir;
+  const auto set = dir.write("set.sh", script.substr(from, script.find(end) - from));
+  const auto node = dir.write("node.txt", read_test_data("slurm/scontrol-node-idle.txt"));
+  std::filesystem::create_directories(dir / "bin");
+  dir.write("bin/scontrol",
+            "#!/bin/sh\ncase \"$1 $2\" in\n"
+            "  'show hostnames') printf 'node01\\nnode02\\n' ;;\n"
+            "  'show node') sed 's/NodeAddr=[^ ]*/NodeAddr=fd00::7/' " + node + " ;;\n"
+            "esac\n",
+            0700);
+  dir.write("bin/srun", "#!/bin/sh\necho \"srun $1 $2 $3 $4 $5\"\necho \"id=$NCCL_COMM_ID\"\necho \"nodes=$GPUCTL_NCCL_NODES\"\n",
+            0700);
+  const auto out = dir / "out";
+  const auto command = "env PATH=" + (dir / "bin") + ":$PATH SLURM_JOB_ID=12345 SLURM_JOB_NODELIST='node[01-02]' sh " + set +
+                       " " + (dir / "task.sh") + " 8 1024 1 >" + out + " 2>&1";
+  EXPECT_EQ(std::system(command.c_str()), 0);
+  std::ifstream in(out);
+  const std::string output((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(output.find("@@nccl-nodes job 12345\n"), std::string::npos) << output;
+  // An IPv6 address in brackets, as NCCL reads NCCL_COMM_ID; port 20000 + 12345 % 12000.
+  EXPECT_NE(output.find("@@nccl-nodes root [fd00::7]:20345\n"), std::string::npos) << output;
+  EXPECT_NE(output.find("id=[fd00::7]:20345\n"), std::string::npos) << output;
+  EXPECT_NE(output.find("nodes=node01 node02 \n"), std::string::npos) << output;
+  EXPECT_NE(output.find("srun --ntasks-per-node=1 --kill-on-bad-exit=1 --label --cpu-bind=none --gres=gpu:8\n"),
+            std::string::npos)
+      << output;
 }
 
 TEST(NcclNodesChecks, AHangCutByTimeoutIsAFailAndAMissingLibraryIsAnError) {
