@@ -1,7 +1,9 @@
 #include <gpuctl/plan/fold.hpp>
 #include <gpuctl/report/reports.hpp>
+#include <gpuctl/verify/nccl_nodes.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <fmt/format.h>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -64,6 +66,35 @@ std::string skipped_line(const std::vector<NodeVerifyOutcome>& outcomes) {
   for (const auto& [name, nodes] : skipped)
     counts += fmt::format("{}{} on {} node{}", counts.empty() ? "" : ", ", name, nodes, nodes == 1 ? "" : "s");
   return fmt::format("\nSkipped: {} (not asked for by the inventory, or not applicable there; each reason: verify --json)\n", counts);
+}
+
+// verify --nccl-nodes: each set's bus bandwidth once. A passing nccl_allreduce_nodes check's
+// observed value starts "busbw <GB/s> GB/s" and is the same on every node of its set (its
+// "0 wrong here" too). Up to k_listed_sets sets are listed, slowest first; beyond, the
+// spread and the slowest few, since a slow set is what to look at.
+std::string nccl_sets_lines(const std::vector<NodeVerifyOutcome>& outcomes) {
+  constexpr std::size_t k_listed_sets = 10, k_slowest = 5;
+  constexpr std::string_view k_prefix = "busbw ";
+  std::vector<std::pair<double, std::string>> sets;  // busbw, observed
+  for (const auto& o : outcomes)
+    for (const auto& check : o.checks) {
+      if (check.name != k_nccl_nodes_check || check.status != CheckStatus::pass || !check.observed.starts_with(k_prefix)) continue;
+      if (std::ranges::find(sets, check.observed, &std::pair<double, std::string>::second) != sets.end()) continue;
+      double busbw = 0;
+      const auto* begin = check.observed.data() + k_prefix.size();
+      if (std::from_chars(begin, check.observed.data() + check.observed.size(), busbw).ec != std::errc{}) continue;
+      sets.emplace_back(busbw, check.observed);
+    }
+  if (sets.empty()) return {};
+  std::ranges::sort(sets);
+  std::string out = fmt::format("\nNCCL all-reduce across nodes ({} set{} that passed, slowest first):\n", sets.size(),
+                                sets.size() == 1 ? "" : "s");
+  if (sets.size() > k_listed_sets)
+    out += fmt::format("  busbw min {:.1f}, median {:.1f}, max {:.1f} GB/s; the {} slowest:\n", sets.front().first,
+                       sets[sets.size() / 2].first, sets.back().first, k_slowest);
+  const auto listed = sets.size() > k_listed_sets ? k_slowest : sets.size();
+  for (std::size_t i = 0; i < listed; ++i) out += "  " + sets[i].second + "\n";
+  return out;
 }
 
 std::string verdict_line(const std::vector<NodeVerifyOutcome>& outcomes) {
@@ -172,7 +203,7 @@ std::string render_folded(const std::vector<NodeVerifyOutcome>& outcomes) {
 
 std::string render_verify_table(const std::vector<NodeVerifyOutcome>& outcomes, const VerifyTextOptions& options) {
   std::string out = options.expand ? render_per_node(outcomes) : render_folded(outcomes);
-  return out + skipped_line(outcomes) + verdict_line(outcomes);
+  return out + nccl_sets_lines(outcomes) + skipped_line(outcomes) + verdict_line(outcomes);
 }
 
 std::string verify_to_json(const std::vector<NodeVerifyOutcome>& outcomes) {

@@ -118,6 +118,40 @@ TEST(VerifyTable, SkipsOnManyNodesAreOneLineAndOnlySkipsMeanNoNotPassingSection)
   EXPECT_EQ(table.find("gpu.nvlink is not declared"), std::string::npos);
 }
 
+// verify --nccl-nodes on 512 nodes in pairs: each pair's bandwidth once (both nodes of a pair
+// carry the same observed value); 256 sets are summed up with the 5 slowest, not listed.
+TEST(VerifyTable, NcclSetsAreListedOnceEachSlowestFirstAndManySetsAreSummedUp) {
+  const auto observed = [](int pair, double busbw) {
+    return fmt::format("busbw {:.1f} GB/s (algbw {:.1f}) across gpu[{:03}-{:03}], 16 GPUs, 256 MiB x 20, 0 wrong here", busbw,
+                       busbw * 8 / 15, 2 * pair + 1, 2 * pair + 2);
+  };
+  std::vector<NodeVerifyOutcome> outcomes;
+  for (int i = 0; i < 512; ++i) {
+    NodeVerifyOutcome o;
+    o.outcome.node = fmt::format("gpu{:03}", i + 1);
+    o.outcome.status = exec::NodeStatus::ok;
+    const double busbw = i / 2 == 77 ? 301.2 : i / 2 == 12 ? 355.0 : 370.0 + (i / 2) % 10;
+    o.checks.push_back(CheckResult{"nccl_allreduce_nodes", CheckStatus::pass, observed(i / 2, busbw), "x", "", "", ""});
+    outcomes.push_back(std::move(o));
+  }
+  auto table = render_verify_table(outcomes);
+  EXPECT_NE(table.find("NCCL all-reduce across nodes (256 sets that passed, slowest first):\n"
+                       "  busbw min 301.2, median 374.0, max 379.0 GB/s; the 5 slowest:\n"
+                       "  busbw 301.2 GB/s (algbw 160.6) across gpu[155-156]"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("\n  busbw 355.0 GB/s (algbw 189.3) across gpu[025-026]"), std::string::npos) << table;
+  EXPECT_LE(std::ranges::count(table, '\n'), 16) << table;
+
+  outcomes.resize(4);  // two pairs: both listed, each once
+  table = render_verify_table(outcomes);
+  EXPECT_NE(table.find("NCCL all-reduce across nodes (2 sets that passed, slowest first):\n  busbw 370.0 GB/s"),
+            std::string::npos)
+      << table;
+  EXPECT_EQ(count(table, "across gpu[001-002]"), 1u) << table;
+  EXPECT_EQ(count(table, "across gpu[003-004]"), 1u) << table;
+}
+
 TEST(VerifyTable, AllPassingHasNoNotPassingSection) {
   auto outcomes = sample_outcomes();
   outcomes.resize(1);
