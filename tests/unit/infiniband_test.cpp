@@ -10,6 +10,7 @@
 #include <gpuctl/verify/checks.hpp>
 
 #include "probe_capture.hpp"
+#include "probe_shell.hpp"
 #include "check_fixture.hpp"
 #include "program_builder.hpp"
 #include "shipped_playbooks.hpp"
@@ -119,26 +120,10 @@ TEST(InfinibandParser, RefusesWhatTheKernelDoesNotPrint) {
 
 // ---- the probe under this host's shell ------------------------------------------------------
 
-std::string infiniband_probe_body() {
-  const auto script = facts::build_probe_script("n");
-  const auto at = script.find("p_infiniband() {\n");
-  EXPECT_NE(at, std::string::npos);
-  return script.substr(at + 17, script.find("\n}\n", at) - at - 17);
-}
+std::string infiniband_probe_body() { return testing::probe_body("infiniband"); }
 
 std::string run_sh(const std::string& body, const std::string& root) {
-  auto text = body;
-  for (auto at = text.find("/sys/class/infiniband"); at != std::string::npos; at = text.find("/sys/class/infiniband", at + root.size()))
-    text.replace(at, 21, root);
-  testing::TempDir dir;
-  const auto script = dir.write("probe.sh", "f() {\n" + text + "\n}\nf\n");
-  std::string out;
-  if (FILE* pipe = popen(("/bin/sh " + script + " 2>/dev/null").c_str(), "r")) {
-    char buffer[4096];
-    while (const auto n = fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
-    pclose(pipe);
-  }
-  return out;
+  return testing::run_probe_body(body, {{"/sys/class/infiniband", root}}).out;
 }
 
 TEST(InfinibandProbe, ReadsSysfsWithTheShellAloneAndOnlyInVerifyOrFacts) {

@@ -14,6 +14,7 @@
 
 #include "check_fixture.hpp"
 #include "probe_capture.hpp"
+#include "probe_shell.hpp"
 #include "shipped_playbooks.hpp"
 #include "temp_dir.hpp"
 
@@ -163,36 +164,11 @@ TEST(NcclSocketIfnameLint, HostileValuesAreRefusedOrStayInert) {
 
 // ---- the probe --------------------------------------------------------------------------
 
-std::string net_probe_body() {
-  const auto script = facts::build_probe_script("n");
-  const auto at = script.find("p_net_interfaces() {\n");
-  EXPECT_NE(at, std::string::npos);
-  return script.substr(at + 21, script.find("\n}\n", at) - at - 21);
-}
+std::string net_probe_body() { return testing::probe_body("net_interfaces"); }
 
-struct ShellRun {
-  std::string out;
-  int rc = -1;
-};
-
-ShellRun run_sh(std::string body, const std::string& root) {
-  for (auto at = body.find("/sys/class/net"); at != std::string::npos; at = body.find("/sys/class/net", at + root.size()))
-    body.replace(at, 14, root);
-  testing::TempDir dir;
-  const auto script = dir.write("probe.sh", "f() {\n" + body + "\n}\nf\necho \"rc=$?\"\n");
-  ShellRun run;
-  // Run from `root`: a name that ran as a command would leave its CANARY there.
-  if (FILE* pipe = popen(("cd " + root + " 2>/dev/null; /bin/sh " + script + " 2>/dev/null").c_str(), "r")) {
-    char buffer[4096];
-    while (const auto n = fread(buffer, 1, sizeof buffer, pipe)) run.out.append(buffer, n);
-    pclose(pipe);
-  }
-  const auto rc_at = run.out.rfind("rc=");
-  if (rc_at != std::string::npos) {
-    run.rc = std::stoi(run.out.substr(rc_at + 3));
-    run.out.erase(rc_at);
-  }
-  return run;
+// Run from `root`: a name that ran as a command would leave its CANARY there.
+testing::ShellRun run_sh(const std::string& body, const std::string& root) {
+  return testing::run_probe_body(body, {{"/sys/class/net", root}}, root);
 }
 
 TEST(NetInterfacesProbe, ReadsSysfsWithTheShellAloneAndOnlyInVerifyOrFacts) {

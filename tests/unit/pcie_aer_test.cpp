@@ -13,6 +13,7 @@
 
 #include "check_fixture.hpp"
 #include "probe_capture.hpp"
+#include "probe_shell.hpp"
 #include "shipped_playbooks.hpp"
 #include "temp_dir.hpp"
 
@@ -165,39 +166,13 @@ TEST(PcieAerFacts, JsonKeepsEveryCountAndNullForAbsentFiles) {
 
 // ---- the probe under this host's shell --------------------------------------------------
 
-std::string aer_probe_body() {
-  const auto script = facts::build_probe_script("n");
-  const auto at = script.find("p_pcie_aer() {\n");
-  EXPECT_NE(at, std::string::npos);
-  return script.substr(at + 15, script.find("\n}\n", at) - at - 15);
-}
-
-struct ShellRun {
-  std::string out;
-  int rc = -1;
-};
+std::string aer_probe_body() { return testing::probe_body("pcie_aer"); }
 
 // The probe with /proc/driver/nvidia/gpus and /sys/bus/pci/devices under `root`; the paths in
 // its output are put back, as the parser expects the real ones.
-ShellRun run_probe(const std::string& root) {
-  auto body = aer_probe_body();
-  const std::pair<std::string, std::string> moves[] = {{"/proc/driver/nvidia/gpus", root + "/gpus"},
-                                                       {"/sys/bus/pci/devices", root + "/devices"}};
-  for (const auto& [from, to] : moves)
-    for (auto at = body.find(from); at != std::string::npos; at = body.find(from, at + to.size())) body.replace(at, from.size(), to);
-  testing::TempDir dir;
-  const auto script = dir.write("probe.sh", "f() {\n" + body + "\n}\nf\necho \"rc=$?\"\n");
-  ShellRun run;
-  if (FILE* pipe = popen(("/bin/sh " + script + " 2>/dev/null").c_str(), "r")) {
-    char buffer[4096];
-    while (const auto n = fread(buffer, 1, sizeof buffer, pipe)) run.out.append(buffer, n);
-    pclose(pipe);
-  }
-  const auto rc_at = run.out.rfind("rc=");
-  if (rc_at != std::string::npos) {
-    run.rc = std::stoi(run.out.substr(rc_at + 3));
-    run.out.erase(rc_at);
-  }
+testing::ShellRun run_probe(const std::string& root) {
+  auto run = testing::run_probe_body(aer_probe_body(), {{"/proc/driver/nvidia/gpus", root + "/gpus"},
+                                                        {"/sys/bus/pci/devices", root + "/devices"}});
   for (auto at = run.out.find(root + "/devices"); at != std::string::npos; at = run.out.find(root + "/devices", at))
     run.out.replace(at, root.size() + 8, "/sys/bus/pci/devices");
   return run;
