@@ -3,7 +3,6 @@
 #include <gpuctl/verify/nccl_nodes.hpp>
 
 #include <algorithm>
-#include <charconv>
 #include <fmt/format.h>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -68,22 +67,17 @@ std::string skipped_line(const std::vector<NodeVerifyOutcome>& outcomes) {
   return fmt::format("\nSkipped: {} (not asked for by the inventory, or not applicable there; each reason: verify --json)\n", counts);
 }
 
-// verify --nccl-nodes: each set's bus bandwidth once. A passing nccl_allreduce_nodes check's
-// observed value starts "busbw <GB/s> GB/s" and is the same on every node of its set (its
-// "0 wrong here" too). Up to k_listed_sets sets are listed, slowest first; beyond, the
-// spread and the slowest few, since a slow set is what to look at.
+// verify --nccl-nodes: each set's bus bandwidth once (a passing nccl_allreduce_nodes check's
+// observed value is the same on every node of its set). Up to k_listed_sets sets are listed,
+// slowest first; beyond, the spread and the slowest few, since a slow set is what to look at.
 std::string nccl_sets_lines(const std::vector<NodeVerifyOutcome>& outcomes) {
   constexpr std::size_t k_listed_sets = 10, k_slowest = 5;
-  constexpr std::string_view k_prefix = "busbw ";
   std::vector<std::pair<double, std::string>> sets;  // busbw, observed
   for (const auto& o : outcomes)
     for (const auto& check : o.checks) {
-      if (check.name != k_nccl_nodes_check || check.status != CheckStatus::pass || !check.observed.starts_with(k_prefix)) continue;
-      if (std::ranges::find(sets, check.observed, &std::pair<double, std::string>::second) != sets.end()) continue;
-      double busbw = 0;
-      const auto* begin = check.observed.data() + k_prefix.size();
-      if (std::from_chars(begin, check.observed.data() + check.observed.size(), busbw).ec != std::errc{}) continue;
-      sets.emplace_back(busbw, check.observed);
+      const auto busbw = nccl_nodes_busbw(check);
+      if (!busbw || std::ranges::find(sets, check.observed, &std::pair<double, std::string>::second) != sets.end()) continue;
+      sets.emplace_back(*busbw, check.observed);
     }
   if (sets.empty()) return {};
   std::ranges::sort(sets);

@@ -23,6 +23,7 @@ using verify_detail::failed;
 using verify_detail::pass;
 
 constexpr std::string_view k_set_marker = "@@nccl-nodes ";
+constexpr std::string_view k_busbw_prefix = "busbw ";  // a pass's observed value starts so
 constexpr int k_program_timeout_s = 300;
 constexpr int k_job_minutes = 10;
 // The longest a set may take: salloc's wait, then compiling, NCCL's start-up and the program's
@@ -332,8 +333,8 @@ std::vector<CheckResult> nccl_nodes_checks(const NcclNodeSet& set, const NcclNod
       case TaskFate::measured: {
         const auto& own = *verdict->result;
         const auto& measured = root != verdicts.end() ? *root->result : own;
-        const auto observed = fmt::format("busbw {:.1f} GB/s (algbw {:.1f}) across {}, {} GPUs, {} MiB x {}, {} wrong here",
-                                          measured.busbw_gbs, measured.algbw_gbs, hosts, own.gpus, own.bytes >> 20,
+        const auto observed = fmt::format("{}{:.1f} GB/s (algbw {:.1f}) across {}, {} GPUs, {} MiB x {}, {} wrong here",
+                                          k_busbw_prefix, measured.busbw_gbs, measured.algbw_gbs, hosts, own.gpus, own.bytes >> 20,
                                           set.spec.iterations, own.wrong);
         if (own.gpus != gpus)  // the program ran, but not across the whole set: no proof of it
           checks.push_back(named(cannot_run(fmt::format("the all-reduce on {} spanned {} GPUs, the set {} has {}", node,
@@ -381,6 +382,15 @@ std::vector<CheckResult> nccl_nodes_checks(const NcclNodeSet& set, const NcclNod
     }
   }
   return checks;
+}
+
+std::optional<double> nccl_nodes_busbw(const CheckResult& check) {
+  if (check.name != k_nccl_nodes_check || check.status != CheckStatus::pass || !check.observed.starts_with(k_busbw_prefix))
+    return std::nullopt;
+  double busbw = 0;
+  const auto* end = check.observed.data() + check.observed.size();
+  if (std::from_chars(check.observed.data() + k_busbw_prefix.size(), end, busbw).ec != std::errc{}) return std::nullopt;
+  return busbw;
 }
 
 std::vector<CheckResult> nccl_nodes_not_run(const NcclNodeSet& set, const std::string& why) {

@@ -13,6 +13,7 @@
 #include <gpuctl/verify/checks.hpp>
 #include <gpuctl/verify/nccl_run.hpp>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -75,6 +76,10 @@ Result<NcclNodesRun> parse_nccl_nodes_output(std::string_view output, std::size_
 // could not join or run the nodes, or hung (the fabric's part); the node's GPUs or CUDA failed.
 // Error: the node could not take part (no cc, no libnccl, Slurm refused or stopped its task).
 std::vector<CheckResult> nccl_nodes_checks(const NcclNodeSet& set, const NcclNodeSetRun& run);
+
+// The set's bus bandwidth (GB/s) a passing nccl_allreduce_nodes check observed; nullopt for any
+// other check or status. Read here, beside the code that writes the observed value (pure).
+std::optional<double> nccl_nodes_busbw(const CheckResult& check);
 
 // The same error result for every node of `set`, when the script could not run at all.
 std::vector<CheckResult> nccl_nodes_not_run(const NcclNodeSet& set, const std::string& why);
