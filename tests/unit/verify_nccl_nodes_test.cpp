@@ -6,11 +6,11 @@
 #include <gpuctl/verify/nccl_nodes.hpp>
 
 #include "probe_capture.hpp"
+#include "probe_shell.hpp"
 #include "temp_dir.hpp"
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 
 #include <gtest/gtest.h>
 
@@ -81,6 +81,15 @@ std::string pair_with_results(int wrong_on_node02) {
   return one_set(labelled(0, task_lines("node01", 0, result_line(0, 372.1, 0), "0")) +
                      labelled(1, task_lines("node02", 1, result_line(1, 371.4, wrong_on_node02), "0")),
                  0);
+}
+
+// The text of the heredoc `<<'MARKER'` in `script`.
+std::string heredoc(const std::string& script, const std::string& marker) {
+  const auto begin = "<<'" + marker + "'\n";
+  const auto from = script.find(begin);
+  EXPECT_NE(from, std::string::npos) << marker;
+  if (from == std::string::npos) return {};
+  return script.substr(from + begin.size(), script.find("\n" + marker + "\n", from) - from - begin.size());
 }
 
 std::vector<CheckResult> checks_of(const std::string& output, const NcclNodeSet& set = pair_set()) {
@@ -241,37 +250,26 @@ TEST(NcclNodesChecks, APassNeedsTheWholeSetAndEachFailureIsBlamedOnItsCause) {
 // its node is not in the list. Run by sh here; the program stops at loading CUDA on this machine.
 TEST(NcclNodesScript, TheTaskNumbersItselfByItsNodesPlaceInTheSet) {
   if (std::system("command -v cc >/dev/null 2>&1") != 0) GTEST_SKIP() << "no cc on this machine";
-  const auto script = nccl_nodes_script({pair_set()});
-  const std::string begin = "<<'GPUCTL_NCCL_TASK'\n", end = "\nGPUCTL_NCCL_TASK\n";
-  const auto from = script.find(begin) + begin.size();
-  const auto task = script.substr(from, script.find(end) - from);
   const testing::TempDir dir;
-  const auto path = dir.write("task.sh", task);
+  const auto path = dir.write("task.sh", heredoc(nccl_nodes_script({pair_set()}), "GPUCTL_NCCL_TASK"));
   const auto run = [&](const std::string& node) {
-    const auto out = dir / "out";
-    const auto command = "env GPUCTL_NCCL_NODES='node01 node02 ' SLURMD_NODENAME=" + node +
-                         " NCCL_COMM_ID=127.0.0.1:29999 sh " + path + " 1024 1 8 >" + out + " 2>&1";
-    const int status = std::system(command.c_str());
-    std::ifstream in(out);
-    return std::pair{status, std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>())};
+    return testing::run_shell_command("env GPUCTL_NCCL_NODES='node01 node02 ' SLURMD_NODENAME=" + node +
+                                      " NCCL_COMM_ID=127.0.0.1:29999 sh " + path + " 1024 1 8 2>&1");
   };
-  const auto [status, second] = run("node02");
-  EXPECT_NE(status, 0) << second;  // a task without a result exits non-zero: Slurm stops the others
-  EXPECT_NE(second.find("@@nccl node node02\n"), std::string::npos) << second;
-  EXPECT_NE(second.find("/allreduce 1024 1 1 2 8\n"), std::string::npos) << second;  // process 1 of 2
-  const auto [other_status, outsider] = run("node07");
-  EXPECT_NE(other_status, 0);
-  EXPECT_NE(outsider.find("@@nccl problem not-in-set node01 node02"), std::string::npos) << outsider;
+  const auto second = run("node02");
+  EXPECT_NE(second.rc, 0) << second.out;  // a task without a result exits non-zero: Slurm stops the others
+  EXPECT_NE(second.out.find("@@nccl node node02\n"), std::string::npos) << second.out;
+  EXPECT_NE(second.out.find("/allreduce 1024 1 1 2 8\n"), std::string::npos) << second.out;  // process 1 of 2
+  const auto outsider = run("node07");
+  EXPECT_NE(outsider.rc, 0);
+  EXPECT_NE(outsider.out.find("@@nccl problem not-in-set node01 node02"), std::string::npos) << outsider.out;
 }
 
 // What salloc runs on the controller, with scontrol answering from a real capture (its NodeAddr
 // made IPv6) and srun replaced by a script that prints what it was given.
 TEST(NcclNodesScript, TheSetMeetsAtTheFirstNodesAddressAndHandsTheTasksTheNodeList) {
-  const auto script = nccl_nodes_script({pair_set()});
-  const std::string begin = "<<'GPUCTL_NCCL_SET'\n", end = "\nGPUCTL_NCCL_SET\n";
-  const auto from = script.find(begin) + begin.size();
   const testing::TempDir dir;
-  const auto set = dir.write("set.sh", script.substr(from, script.find(end) - from));
+  const auto set = dir.write("set.sh", heredoc(nccl_nodes_script({pair_set()}), "GPUCTL_NCCL_SET"));
   const auto node = dir.write("node.txt", read_test_data("slurm/scontrol-node-idle.txt"));
   std::filesystem::create_directories(dir / "bin");
   dir.write("bin/scontrol",
@@ -282,12 +280,11 @@ TEST(NcclNodesScript, TheSetMeetsAtTheFirstNodesAddressAndHandsTheTasksTheNodeLi
             0700);
   dir.write("bin/srun", "#!/bin/sh\necho \"srun $1 $2 $3 $4 $5\"\necho \"id=$NCCL_COMM_ID\"\necho \"nodes=$GPUCTL_NCCL_NODES\"\n",
             0700);
-  const auto out = dir / "out";
-  const auto command = "env PATH=" + (dir / "bin") + ":$PATH SLURM_JOB_ID=12345 SLURM_JOB_NODELIST='node[01-02]' sh " + set +
-                       " " + (dir / "task.sh") + " 8 1024 1 >" + out + " 2>&1";
-  EXPECT_EQ(std::system(command.c_str()), 0);
-  std::ifstream in(out);
-  const std::string output((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto run = testing::run_shell_command("env PATH=" + (dir / "bin") +
+                                              ":$PATH SLURM_JOB_ID=12345 SLURM_JOB_NODELIST='node[01-02]' sh " + set + " " +
+                                              (dir / "task.sh") + " 8 1024 1 2>&1");
+  EXPECT_EQ(run.rc, 0);
+  const auto& output = run.out;
   EXPECT_NE(output.find("@@nccl-nodes job 12345\n"), std::string::npos) << output;
   // An IPv6 address in brackets, as NCCL reads NCCL_COMM_ID; port 20000 + 12345 % 12000.
   EXPECT_NE(output.find("@@nccl-nodes root [fd00::7]:20345\n"), std::string::npos) << output;
@@ -296,6 +293,22 @@ TEST(NcclNodesScript, TheSetMeetsAtTheFirstNodesAddressAndHandsTheTasksTheNodeLi
   EXPECT_NE(output.find("srun --ntasks-per-node=1 --kill-on-bad-exit=1 --label --cpu-bind=none --gres=gpu:8\n"),
             std::string::npos)
       << output;
+}
+
+// Node names reach the controller's shell only quoted. validate refuses such names; the
+// script must not depend on it. A stand-in salloc prints its arguments; nothing else runs.
+TEST(NcclNodesScript, HostileNodeNamesReachSallocAsOneQuotedArgument) {
+  const testing::TempDir dir;
+  std::filesystem::create_directories(dir / "bin");
+  for (const auto* tool : {"srun", "scontrol"}) dir.write(std::string("bin/") + tool, "#!/bin/sh\nexit 0\n", 0700);
+  dir.write("bin/salloc", "#!/bin/sh\nfor a in \"$@\"; do printf 'arg=%s\\n' \"$a\"; done\n", 0700);
+  NcclNodeSet set = pair_set();
+  set.nodes = {"a;touch CANARY", "$(touch CANARY)", "`touch CANARY`'\"x"};
+  const auto script = dir.write("controller.sh", nccl_nodes_script({set}));
+  const auto run = testing::run_shell_command("cd " + dir.path() + " && env PATH=" + (dir / "bin") + ":$PATH sh " + script);
+  EXPECT_FALSE(std::filesystem::exists(dir / "CANARY")) << run.out;
+  EXPECT_NE(run.out.find("arg=--nodelist=a;touch CANARY,$(touch CANARY),`touch CANARY`'\"x\n"), std::string::npos)
+      << run.out;
 }
 
 TEST(NcclNodesChecks, AHangCutByTimeoutIsAFailAndAMissingLibraryIsAnError) {
