@@ -121,6 +121,13 @@ ordered_json aer_counts_json(const std::optional<AerCounts>& counts) {
   return ordered_json{{"errors", errors}, {"total", counts->total}};
 }
 
+ordered_json port_aer_json(const PciePortAer& port) {
+  return ordered_json{{"bus_id", port.bus_id},
+                      {"correctable", aer_counts_json(port.correctable)},
+                      {"fatal", aer_counts_json(port.fatal)},
+                      {"nonfatal", aer_counts_json(port.nonfatal)}};
+}
+
 ordered_json pcie_aer_json(const std::vector<GpuPcieAer>& gpus) {
   auto list = ordered_json::array();
   for (const auto& gpu : gpus)
@@ -128,7 +135,8 @@ ordered_json pcie_aer_json(const std::vector<GpuPcieAer>& gpus) {
                                 {"device_in_sysfs", gpu.device_in_sysfs},
                                 {"correctable", aer_counts_json(gpu.correctable)},
                                 {"fatal", aer_counts_json(gpu.fatal)},
-                                {"nonfatal", aer_counts_json(gpu.nonfatal)}});
+                                {"nonfatal", aer_counts_json(gpu.nonfatal)},
+                                {"upstream_port", gpu.upstream_port ? port_aer_json(*gpu.upstream_port) : nullptr}});
   return list;
 }
 

@@ -1,6 +1,6 @@
-// The pcie_aer probe: each GPU's PCIe AER statistics in sysfs, in the form the kernel prints them
-// (drivers/pci/pcie/aer.c, aer_stats_dev_attr; Documentation/ABI/testing/
-// sysfs-bus-pci-devices-aer_stats; tests/data/pcie-aer/, with sources).
+// The pcie_aer probe: the PCIe AER statistics in sysfs of each GPU and of the port above it, in
+// the form the kernel prints them (drivers/pci/pcie/aer.c, aer_stats_dev_attr;
+// Documentation/ABI/testing/sysfs-bus-pci-devices-aer_stats; tests/data/pcie-aer/, with sources).
 #include <gpuctl/facts/parsers.hpp>
 #include <gpuctl/util/strings.hpp>
 
@@ -31,7 +31,7 @@ std::optional<std::size_t> file_index(std::string_view file) {
   return std::nullopt;
 }
 
-// What the probe said of one file of one GPU, while reading.
+// What the probe said of one file of one PCI function, while reading.
 struct FileState {
   bool absent = false;
   bool total_seen = false;
@@ -39,8 +39,13 @@ struct FileState {
   AerCounts counts;
 };
 
-struct GpuState {
-  GpuPcieAer aer;
+// One PCI function the probe named: a GPU ("gpu <bus id>") or the port above one
+// ("port <GPU's bus id> <port's bus id>"); a port above several GPUs is read once.
+struct FunctionState {
+  std::string bus_id;
+  bool is_port = false;
+  bool device_in_sysfs = true;
+  std::optional<std::string> port;  // a GPU's: the port above it
   std::array<FileState, 3> files;
 };
 
@@ -73,31 +78,63 @@ Result<void> read_counter(FileState& state, const AerFile& file, std::string_vie
   return {};
 }
 
+// The three files of one function as read: nullopt where the kernel did not create one. Every file
+// the kernel creates ends in its TOTAL_ line: without it the read was cut short.
+Result<std::array<std::optional<AerCounts>, 3>> counts_of(FunctionState& function) {
+  std::array<std::optional<AerCounts>, 3> counts;
+  if (!function.device_in_sysfs) return counts;
+  for (std::size_t i = 0; i < k_files.size(); ++i) {
+    auto& state = function.files[i];
+    if (state.absent) continue;
+    if (!state.total_seen)
+      return fail(ErrorCode::parse, fmt::format("{}{}/{} has no {} line (the read was cut short)", k_devices,
+                                                function.bus_id, k_files[i].file, k_files[i].total));
+    counts[i] = std::move(state.counts);
+  }
+  return counts;
+}
+
 }  // namespace
 
 Result<std::vector<GpuPcieAer>> parse_pcie_aer(std::string_view text) {
-  std::vector<GpuState> gpus;
+  std::vector<FunctionState> functions;  // GPUs in the driver's order, and the ports above them
   const auto find = [&](std::string_view bus_id) {
-    return std::ranges::find_if(gpus, [&](const GpuState& gpu) { return gpu.aer.bus_id == bus_id; });
+    return std::ranges::find_if(functions, [&](const FunctionState& function) { return function.bus_id == bus_id; });
+  };
+  const auto find_gpu = [&](std::string_view bus_id) {
+    const auto function = find(bus_id);
+    return function != functions.end() && !function->is_port ? function : functions.end();
   };
   for (const auto& raw : util::split_lines(text)) {
     const std::string_view line = util::trim(raw);
     if (line.empty() || line == "no_nvidia_gpus") continue;
     if (line.starts_with("gpu ")) {
       const auto bus_id = line.substr(4);
-      if (bus_id.empty() || bus_id.find(' ') != std::string_view::npos || find(bus_id) != gpus.end())
+      if (bus_id.empty() || bus_id.find(' ') != std::string_view::npos || find(bus_id) != functions.end())
         return fail(ErrorCode::parse, fmt::format("'{}' is not 'gpu <bus id>' of a new GPU", line));
-      gpus.push_back({GpuPcieAer{std::string(bus_id), true, {}, {}, {}}, {}});
+      functions.push_back(FunctionState{std::string(bus_id), false, true, std::nullopt, {}});
+      continue;
+    }
+    if (line.starts_with("port ")) {
+      const auto fields = util::split(line, ' ');
+      if (fields.size() != 3 || fields[2].empty() || find_gpu(fields[1]) == functions.end() ||
+          find_gpu(fields[1])->port || find_gpu(fields[2]) != functions.end())
+        return fail(ErrorCode::parse, fmt::format("'{}' is not 'port <GPU> <port>' of a GPU named before", line));
+      find_gpu(fields[1])->port = std::string(fields[2]);
+      if (find(fields[2]) == functions.end())
+        functions.push_back(FunctionState{std::string(fields[2]), true, true, std::nullopt, {}});
       continue;
     }
     if (line.starts_with("no_device ") || line.starts_with("absent ")) {
       const auto fields = util::split(line, ' ');
       const bool no_device = fields[0] == "no_device";
-      const auto gpu = fields.size() == (no_device ? 2u : 3u) ? find(fields[1]) : gpus.end();
+      const auto function = fields.size() == (no_device ? 2u : 3u)
+                                ? (no_device ? find_gpu(fields[1]) : find(fields[1]))
+                                : functions.end();
       const auto index = no_device ? std::optional<std::size_t>(0) : fields.size() == 3 ? file_index(fields[2]) : std::nullopt;
-      if (gpu == gpus.end() || !index) return fail(ErrorCode::parse, fmt::format("unexpected line '{}'", line));
-      if (no_device) gpu->aer.device_in_sysfs = false;
-      else gpu->files[*index].absent = true;
+      if (function == functions.end() || !index) return fail(ErrorCode::parse, fmt::format("unexpected line '{}'", line));
+      if (no_device) function->device_in_sysfs = false;
+      else function->files[*index].absent = true;
       continue;
     }
     // grep's "<path>:<line>" of a file that exists.
@@ -106,29 +143,33 @@ Result<std::vector<GpuPcieAer>> parse_pcie_aer(std::string_view text) {
     const auto slash = path.find('/');
     const auto colon = slash == std::string_view::npos ? std::string_view::npos : path.find(':', slash);
     if (colon == std::string_view::npos) return fail(ErrorCode::parse, fmt::format("'{}' is not '<file>:<line>'", line));
-    const auto gpu = find(path.substr(0, slash));
+    const auto function = find(path.substr(0, slash));
     const auto index = file_index(path.substr(slash + 1, colon - slash - 1));
-    if (gpu == gpus.end() || !index)
-      return fail(ErrorCode::parse, fmt::format("'{}' is not a line of a GPU's AER file the probe named", line));
-    auto& state = gpu->files[*index];
+    if (function == functions.end() || !index)
+      return fail(ErrorCode::parse, fmt::format("'{}' is not a line of an AER file the probe named", line));
+    auto& state = function->files[*index];
     if (state.absent) return fail(ErrorCode::parse, fmt::format("'{}': the probe said the file is absent", line));
     const auto content = util::trim(path.substr(colon + 1));
     if (content.empty()) continue;
     if (auto read = read_counter(state, k_files[*index], content, line); !read) return std::unexpected(read.error());
   }
+  std::map<std::string, PciePortAer> ports;
+  for (auto& function : functions) {
+    if (!function.is_port) continue;
+    auto counts = counts_of(function);
+    if (!counts) return std::unexpected(counts.error());
+    auto& [correctable, fatal, nonfatal] = *counts;
+    ports[function.bus_id] = {function.bus_id, std::move(correctable), std::move(fatal), std::move(nonfatal)};
+  }
   std::vector<GpuPcieAer> result;
-  for (auto& gpu : gpus) {
-    std::array<std::optional<AerCounts>*, 3> slots{&gpu.aer.correctable, &gpu.aer.fatal, &gpu.aer.nonfatal};
-    for (std::size_t i = 0; i < k_files.size(); ++i) {
-      auto& state = gpu.files[i];
-      if (state.absent || !gpu.aer.device_in_sysfs) continue;
-      // Every file the kernel creates ends in its TOTAL_ line: without it the read was cut short.
-      if (!state.total_seen)
-        return fail(ErrorCode::parse, fmt::format("{}{}/{} has no {} line (the read was cut short)", k_devices,
-                                                  gpu.aer.bus_id, k_files[i].file, k_files[i].total));
-      *slots[i] = std::move(state.counts);
-    }
-    result.push_back(std::move(gpu.aer));
+  for (auto& function : functions) {
+    if (function.is_port) continue;
+    auto counts = counts_of(function);
+    if (!counts) return std::unexpected(counts.error());
+    auto& [correctable, fatal, nonfatal] = *counts;
+    GpuPcieAer gpu{function.bus_id, function.device_in_sysfs, std::move(correctable), std::move(fatal), std::move(nonfatal), {}};
+    if (function.port) gpu.upstream_port = ports.at(*function.port);
+    result.push_back(std::move(gpu));
   }
   return result;
 }

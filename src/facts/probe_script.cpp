@@ -126,19 +126,28 @@ constexpr std::string_view k_net_interfaces_probe =
     "for n in /sys/class/net/*; do [ -e \"$n\" ] || continue; s=; "
     "[ -r \"$n/operstate\" ] && IFS= read -r s < \"$n/operstate\"; printf 'iface %s %s\\n' \"${n##*/}\" \"$s\"; done; return 0";
 
-// Each GPU's PCIe AER counters (Documentation/ABI/testing/sysfs-bus-pci-devices-aer_stats): the
-// GPUs are the ones the NVIDIA driver lists under /proc/driver/nvidia/gpus (named by bus id, as
-// sysfs names them); a file the kernel did not create is named `absent`, and the files that
-// exist are read by one grep, whose exit status is the probe's: a file that exists but cannot be
-// read fails the probe (grep's message), never reads as zero. /dev/null makes grep name the file
-// on every line (POSIX grep does so with more than one file).
+// Each GPU's PCIe AER counters (Documentation/ABI/testing/sysfs-bus-pci-devices-aer_stats), and
+// those of the port above it: the other end of the GPU's link, which may count the link's errors
+// while the GPU's own counters stay at 0 (the same document). The GPUs are the ones the NVIDIA
+// driver lists under /proc/driver/nvidia/gpus (named by bus id, as sysfs names them). The port is
+// the GPU's parent directory in sysfs's device tree (`cd -P`: no process), when that is a PCI
+// function ("0000:17:01.0") and not a host bridge ("pci0000:17"); one port above several GPUs is
+// read once. A file the kernel did not create is named `absent`, and the files that exist are
+// read by one grep, whose exit status is the probe's: a file that exists but cannot be read fails
+// the probe (grep's message), never reads as zero. /dev/null makes grep name the file on every
+// line (POSIX grep does so with more than one file).
 constexpr std::string_view k_pcie_aer_probe =
     "[ -d /proc/driver/nvidia/gpus ] || { echo no_nvidia_gpus; return 0; }; "
-    "set --; for g in /proc/driver/nvidia/gpus/*; do [ -e \"$g\" ] || continue; b=${g##*/}; "
+    "o=$PWD; q=' '; set --; for g in /proc/driver/nvidia/gpus/*; do [ -e \"$g\" ] || continue; b=${g##*/}; "
     "d=/sys/bus/pci/devices/$b; printf 'gpu %s\\n' \"$b\"; "
     "[ -d \"$d\" ] || { printf 'no_device %s\\n' \"$b\"; continue; }; "
     "for f in aer_dev_correctable aer_dev_fatal aer_dev_nonfatal; do "
-    "if [ -e \"$d/$f\" ]; then set -- \"$@\" \"$d/$f\"; else printf 'absent %s %s\\n' \"$b\" \"$f\"; fi; done; done; "
+    "if [ -e \"$d/$f\" ]; then set -- \"$@\" \"$d/$f\"; else printf 'absent %s %s\\n' \"$b\" \"$f\"; fi; done; "
+    "u=; cd -P -- \"$d/..\" 2>/dev/null && u=${PWD##*/}; cd -- \"$o\" 2>/dev/null || cd /; "
+    "case $u in [0-9a-f][0-9a-f][0-9a-f][0-9a-f]:[0-9a-f][0-9a-f]:[0-9a-f][0-9a-f].[0-7]) ;; *) continue;; esac; "
+    "printf 'port %s %s\\n' \"$b\" \"$u\"; case $q in *\" $u \"*) continue;; esac; q=\"$q$u \"; "
+    "p=/sys/bus/pci/devices/$u; for f in aer_dev_correctable aer_dev_fatal aer_dev_nonfatal; do "
+    "if [ -e \"$p/$f\" ]; then set -- \"$@\" \"$p/$f\"; else printf 'absent %s %s\\n' \"$u\" \"$f\"; fi; done; done; "
     "[ \"$#\" -gt 0 ] || return 0; "
     "command -v grep >/dev/null 2>&1 || { echo 'grep: command not found' >&2; return 127; }; "
     "grep -e '' -- \"$@\" /dev/null";
@@ -237,7 +246,9 @@ std::string probe_command(std::string_view name, const CollectOptions& options) 
   if (name == "kernel_xids") return "dmesg | grep 'NVRM: Xid'";
   if (name == "infiniband") return "grep . /sys/class/infiniband/*/ports/*/{state,phys_state,rate,link_layer}";
   if (name == "net_interfaces") return "grep . /sys/class/net/*/operstate";
-  if (name == "pcie_aer") return "grep . /sys/bus/pci/devices/<GPU>/aer_dev_{correctable,fatal,nonfatal} (each GPU of /proc/driver/nvidia/gpus)";
+  if (name == "pcie_aer")
+    return "grep . /sys/bus/pci/devices/<GPU>/aer_dev_{correctable,fatal,nonfatal} (each GPU of /proc/driver/nvidia/gpus, "
+           "and the port above it: /sys/bus/pci/devices/<GPU>/..)";
   if (name == "packages") return dpkg_query_command(options);
   if (name == "driver_origin")
     return fmt::format("dpkg-query -S \"$(command -v nvidia-smi)\"; ls -d {}", k_runfile_marks);

@@ -117,17 +117,22 @@ std::string net_interfaces_summary(const NodeFacts& facts) {
   return fmt::format("  network interfaces: {}\n", util::join(names, ", "));
 }
 
-// One line per GPU that has AER statistics, with its totals; one line when none has.
+// One line per GPU, and per port above one, that has AER statistics, with its totals; one line
+// when none has.
 std::string pcie_aer_summary(const NodeFacts& facts) {
   if (!facts.pcie_aer.present()) return fmt::format("  PCIe AER: absent ({})\n", facts.pcie_aer.absent_reason);
   std::string out;
   const auto total = [](const std::optional<AerCounts>& counts) {
     return counts ? std::to_string(counts->total) : std::string("-");
   };
+  const auto line = [&](std::string_view label, const auto& function) {
+    if (!function.correctable && !function.fatal && !function.nonfatal) return;
+    out += fmt::format("  PCIe AER {}: correctable {}, non-fatal {}, fatal {}\n", label, total(function.correctable),
+                       total(function.nonfatal), total(function.fatal));
+  };
   for (const auto& gpu : *facts.pcie_aer.value) {
-    if (!gpu.correctable && !gpu.fatal && !gpu.nonfatal) continue;
-    out += fmt::format("  PCIe AER {}: correctable {}, non-fatal {}, fatal {}\n", gpu.bus_id, total(gpu.correctable),
-                       total(gpu.nonfatal), total(gpu.fatal));
+    line(gpu.bus_id, gpu);
+    if (gpu.upstream_port) line(fmt::format("{} (port above {})", gpu.upstream_port->bus_id, gpu.bus_id), *gpu.upstream_port);
   }
   if (out.empty() && !facts.pcie_aer.value->empty()) out = "  PCIe AER: no AER statistics in sysfs for the GPUs\n";
   return out;

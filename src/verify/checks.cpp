@@ -322,7 +322,7 @@ const std::vector<CheckInfo>& known_checks() {
       {"ecc_errors", "ECC on and no uncorrectable volatile errors"},
       {"row_remap", "no pending retired pages / row remaps, no remap failure"},
       {"pcie_link", "PCIe link at its maximum width"},
-      {"pcie_aer", "no fatal or non-fatal uncorrectable PCIe AER error on any GPU since boot (sysfs aer_dev_*)"},
+      {"pcie_aer", "no uncorrectable PCIe AER error since boot on a GPU or the port above it (sysfs aer_dev_*)"},
       {"persistence_mode", "persistence mode on"},
       {"clock_slowdown", "no GPU's clocks held down by HW slowdown (thermal, power brake) or SW thermal capping"},
       {"gpu_temperature", "every GPU at or below gpu.max_temperature_c"},

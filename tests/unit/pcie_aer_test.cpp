@@ -111,6 +111,39 @@ TEST(PcieAerParser, AbsentFilesAndDevicesAreNotZeros) {
   EXPECT_FALSE(gpus[1].device_in_sysfs);
 }
 
+// The port above a GPU ("port <GPU> <port>"): its files are read once, however many GPUs it is
+// above, and it is kept beside each of them.
+TEST(PcieAerParser, ReadsThePortAboveEachGpu) {
+  const auto port = probe_form("0000:17:01.0", "RxErr 0\nTOTAL_ERR_COR 0\n", "SDES 1\nTOTAL_ERR_FATAL 1\n",
+                               "CmpltTO 0\nTOTAL_ERR_NONFATAL 0\n");
+  const auto gpu = probe_form("0000:18:00.0", "RxErr 0\nTOTAL_ERR_COR 0\n", "SDES 0\nTOTAL_ERR_FATAL 0\n",
+                              "CmpltTO 0\nTOTAL_ERR_NONFATAL 0\n");
+  // probe_form's first line, "gpu <bus id>", is not wanted for a port (announced by "port" lines)
+  // nor for a GPU announced before its files.
+  const auto files_only = [](const std::string& form) { return form.substr(form.find('\n') + 1); };
+  const auto port_files = files_only(port);
+  const auto gpus = parse_ok(gpu + "port 0000:18:00.0 0000:17:01.0\n" + port_files +
+                             "gpu 0000:19:00.0\nport 0000:19:00.0 0000:17:01.0\n"
+                             "absent 0000:19:00.0 aer_dev_correctable\nabsent 0000:19:00.0 aer_dev_fatal\n"
+                             "absent 0000:19:00.0 aer_dev_nonfatal\n"
+                             "gpu 0000:2a:00.0\nport 0000:2a:00.0 0000:29:01.0\nabsent 0000:29:01.0 aer_dev_correctable\n"
+                             "absent 0000:29:01.0 aer_dev_fatal\nabsent 0000:29:01.0 aer_dev_nonfatal\n" +
+                             files_only(probe_form("0000:2a:00.0", "TOTAL_ERR_COR 0\n", "TOTAL_ERR_FATAL 0\n",
+                                                   "TOTAL_ERR_NONFATAL 0\n")) +
+                             "gpu 0000:00:06.0\nno_device 0000:00:06.0\n");
+  ASSERT_EQ(gpus.size(), 4u);
+  ASSERT_TRUE(gpus[0].upstream_port && gpus[1].upstream_port && gpus[2].upstream_port);
+  EXPECT_EQ(gpus[0].upstream_port->bus_id, "0000:17:01.0");
+  ASSERT_TRUE(gpus[0].upstream_port->fatal);
+  EXPECT_EQ(gpus[0].upstream_port->fatal->total, 1u);
+  EXPECT_EQ(gpus[0].fatal->total, 0u) << "the GPU's own counters stay its own";
+  EXPECT_EQ(gpus[1].upstream_port->bus_id, "0000:17:01.0");
+  ASSERT_TRUE(gpus[1].upstream_port->fatal);
+  EXPECT_EQ(gpus[1].upstream_port->fatal->errors[0].name, "SDES");
+  EXPECT_FALSE(gpus[2].upstream_port->correctable || gpus[2].upstream_port->fatal || gpus[2].upstream_port->nonfatal);
+  EXPECT_FALSE(gpus[3].upstream_port) << "a GPU on a host bridge has no port line";
+}
+
 TEST(PcieAerParser, RefusesWhatTheKernelDoesNotPrint) {
   const std::string gpu = "gpu 0000:18:00.0\n";
   const std::string path = "/sys/bus/pci/devices/0000:18:00.0/";
@@ -129,7 +162,16 @@ TEST(PcieAerParser, RefusesWhatTheKernelDoesNotPrint) {
            gpu + "absent 0000:19:00.0 aer_dev_correctable\n",                    // a GPU not announced
            gpu + "absent 0000:18:00.0 aer_dev_other\n",
            gpu + gpu,                                                            // twice
-           gpu + "garbage\n"})
+           gpu + "garbage\n",
+           "port 0000:18:00.0 0000:17:01.0\n" + gpu,                               // a port before its GPU
+           gpu + "port 0000:19:00.0 0000:17:01.0\n",                              // of a GPU not announced
+           gpu + "port 0000:18:00.0 0000:17:01.0\nport 0000:18:00.0 0000:16:01.0\n",  // two ports above one GPU
+           gpu + "port 0000:18:00.0 0000:18:00.0\n",                              // a GPU above itself
+           gpu + "port 0000:18:00.0\n",
+           gpu + "port 0000:18:00.0 0000:17:01.0 x\n",
+           gpu + "no_device 0000:17:01.0\n",                                       // no_device is said of GPUs
+           // a port whose files are neither absent nor read: cut short
+           gpu + path + "aer_dev_correctable:TOTAL_ERR_COR 0\n" + rest + "port 0000:18:00.0 0000:17:01.0\n"})
     EXPECT_FALSE(facts::parse_pcie_aer(bad)) << bad;
 }
 
@@ -156,12 +198,29 @@ TEST(PcieAerFacts, JsonKeepsEveryCountAndNullForAbsentFiles) {
   EXPECT_EQ(j["pcie_aer"][4]["nonfatal"]["errors"]["dev_nonfatal_errs_bit[3]"], 1);
   EXPECT_TRUE(j["pcie_aer"][8]["correctable"].is_null());
   EXPECT_EQ(j["pcie_aer"][8]["device_in_sysfs"], true);
+  EXPECT_TRUE(j["pcie_aer"][8]["upstream_port"].is_null());
   const auto text = facts::render_facts_text(facts);
   EXPECT_NE(text.find("  PCIe AER 0000:3a:00.0: correctable 0, non-fatal 0, fatal 1\n"), std::string::npos) << text;
   EXPECT_EQ(text.find("PCIe AER 0000:00:06.0"), std::string::npos) << "a GPU without the files has no line";
   facts.pcie_aer = Fact<std::vector<GpuPcieAer>>::absent("PCIe AER counters in sysfs: grep: x: Input/output error");
   EXPECT_EQ(nlohmann::json::parse(facts::facts_to_json(facts))["pcie_aer"]["absent"],
             "PCIe AER counters in sysfs: grep: x: Input/output error");
+}
+
+TEST(PcieAerFacts, JsonAndTextShowThePortAboveAGpu) {
+  NodeFacts facts;
+  facts.node = "gpu01";
+  facts.pcie_aer = Fact<std::vector<GpuPcieAer>>::of(parse_ok(read_test_data("pcie-aer/probe-ports-8gpu.txt")));
+  const auto j = nlohmann::json::parse(facts::facts_to_json(facts));
+  ASSERT_EQ(j["pcie_aer"].size(), 8u);
+  EXPECT_EQ(j["pcie_aer"][6]["upstream_port"]["bus_id"], "0000:b9:00.0");
+  EXPECT_EQ(j["pcie_aer"][6]["upstream_port"]["fatal"]["errors"]["DLP"], 1);
+  EXPECT_EQ(j["pcie_aer"][6]["fatal"]["total"], 0);
+  const auto text = facts::render_facts_text(facts);
+  EXPECT_NE(text.find("  PCIe AER 0000:ba:00.0: correctable 0, non-fatal 0, fatal 0\n"
+                      "  PCIe AER 0000:b9:00.0 (port above 0000:ba:00.0): correctable 0, non-fatal 0, fatal 1\n"),
+            std::string::npos)
+      << text;
 }
 
 // ---- the probe under this host's shell --------------------------------------------------
@@ -228,6 +287,66 @@ TEST(PcieAerProbe, RunsOnAFakeTree) {
   EXPECT_EQ(run.out, "no_nvidia_gpus\n");
 }
 
+// sysfs's real shape: /sys/bus/pci/devices/<bus> is a link into /sys/devices, where a GPU's
+// directory sits in its port's (or, on a host bridge's own bus, in "pci0000:00").
+TEST(PcieAerProbe, ReadsThePortAboveEachGpuOnceFromTheDeviceTree) {
+  testing::TempDir root;
+  const auto fs_root = root.path();
+  namespace fs = std::filesystem;
+  const auto function = [&](const std::string& tree_path, bool aer) {
+    const auto dir = fs_root + "/tree/" + tree_path;
+    fs::create_directories(dir);
+    const auto bus_id = tree_path.substr(tree_path.rfind('/') + 1);
+    fs::create_directories(fs_root + "/devices");
+    fs::create_directory_symlink(dir, fs_root + "/devices/" + bus_id);
+    if (!aer) return dir;
+    std::ofstream(dir + "/aer_dev_correctable") << "RxErr 0\nTOTAL_ERR_COR 0\n";
+    std::ofstream(dir + "/aer_dev_fatal") << "DLP 0\nTOTAL_ERR_FATAL 0\n";
+    std::ofstream(dir + "/aer_dev_nonfatal") << "CmpltTO 0\nTOTAL_ERR_NONFATAL 0\n";
+    return dir;
+  };
+  function("pci0000:15/0000:15:01.0", true);
+  const auto port = function("pci0000:15/0000:15:01.0/0000:16:00.0", true);  // a switch port above two GPUs
+  function("pci0000:15/0000:15:01.0/0000:16:00.0/0000:18:00.0", true);
+  function("pci0000:15/0000:15:01.0/0000:16:00.0/0000:19:00.0", true);
+  function("pci0000:00/0000:00:06.0", false);                       // on the host bridge's bus: no port
+  function("pci0000:20/0000:20:01.0", false);                       // a root port without AER statistics
+  function("pci0000:20/0000:20:01.0/0000:21:00.0", true);
+  for (const char* gpu : {"0000:18:00.0", "0000:19:00.0", "0000:00:06.0", "0000:21:00.0"})
+    fs::create_directories(fs_root + "/gpus/" + gpu);
+  std::ofstream(port + "/aer_dev_fatal") << "DLP 2\nTOTAL_ERR_FATAL 2\n";
+
+  auto run = run_probe(fs_root);
+  EXPECT_EQ(run.rc, 0) << run.out;
+  const auto gpus = parse_ok(run.out);
+  ASSERT_EQ(gpus.size(), 4u) << run.out;
+  EXPECT_EQ(gpus[0].bus_id, "0000:00:06.0");
+  EXPECT_FALSE(gpus[0].upstream_port) << run.out;
+  ASSERT_TRUE(gpus[1].upstream_port) << run.out;
+  EXPECT_EQ(gpus[1].upstream_port->bus_id, "0000:16:00.0");
+  ASSERT_TRUE(gpus[1].upstream_port->fatal);
+  EXPECT_EQ(gpus[1].upstream_port->fatal->total, 2u);
+  EXPECT_EQ(gpus[1].fatal->total, 0u);
+  ASSERT_TRUE(gpus[2].upstream_port);
+  EXPECT_EQ(gpus[2].upstream_port->bus_id, "0000:16:00.0");
+  std::size_t port_reads = 0;
+  for (auto at = run.out.find("/0000:16:00.0/aer_dev_fatal:TOTAL"); at != std::string::npos;
+       at = run.out.find("/0000:16:00.0/aer_dev_fatal:TOTAL", at + 1))
+    ++port_reads;
+  EXPECT_EQ(port_reads, 1u) << "a port above two GPUs is read once\n" << run.out;
+  ASSERT_TRUE(gpus[3].upstream_port);
+  EXPECT_EQ(gpus[3].upstream_port->bus_id, "0000:20:01.0");
+  EXPECT_FALSE(gpus[3].upstream_port->correctable || gpus[3].upstream_port->fatal || gpus[3].upstream_port->nonfatal);
+
+  // The probe runs in the facts batch beside others: it leaves the shell where it found it.
+  const testing::TempDir work;
+  const auto where = testing::run_probe_body(
+      aer_probe_body() + "\nr=$?; printf 'cwd %s\\n' \"$PWD\"; return $r",
+      {{"/proc/driver/nvidia/gpus", fs_root + "/gpus"}, {"/sys/bus/pci/devices", fs_root + "/devices"}}, work.path());
+  EXPECT_EQ(where.rc, 0);
+  EXPECT_NE(where.out.find("\ncwd " + work.path() + "\n"), std::string::npos) << where.out;
+}
+
 TEST(PcieAerProbe, FactIsAbsentWithTheReasonWhenAFileCannotBeRead) {
   std::map<std::string, facts::ProbeOutput> probes;
   probes["pcie_aer"] = {2, "gpu 0000:18:00.0\n",
@@ -256,7 +375,7 @@ TEST_F(PcieAerCheck, ACleanBoardPasses) {
   const auto r = run("pcie_aer");
   EXPECT_EQ(r.status, CheckStatus::pass) << r.detail;
   EXPECT_EQ(r.observed, "8 GPUs without uncorrectable errors; correctable: none");
-  EXPECT_EQ(r.expected, "no fatal or non-fatal uncorrectable PCIe error on any GPU");
+  EXPECT_EQ(r.expected, "no fatal or non-fatal uncorrectable PCIe error on any GPU's link");
 }
 
 TEST_F(PcieAerCheck, UncorrectableErrorsFailNamingTheGpuTheErrorsAndTheFix) {
@@ -322,6 +441,80 @@ TEST_F(PcieAerCheck, NoAerStatisticsIsSkippedNeverPassed) {
   EXPECT_EQ(r.status, CheckStatus::pass) << r.detail;
   EXPECT_EQ(r.observed, "7 GPUs without uncorrectable errors; correctable: none");
   EXPECT_EQ(r.detail, "not judged, no AER statistics in sysfs: GPU 7 (1653724067185) 00000000:DB:00.0: no aer_dev_* files");
+}
+
+// The port at the other end of a GPU's link: its uncorrectable errors fail the check on that GPU,
+// its correctable ones are listed, and the pass says how many ports were read.
+TEST_F(PcieAerCheck, ThePortAboveAGpuIsJudgedAsItsLink) {
+  set_aer(read_test_data("pcie-aer/probe-ports-8gpu.txt"));
+  auto r = run("pcie_aer");
+  ASSERT_EQ(r.status, CheckStatus::fail) << r.observed;
+  EXPECT_EQ(r.observed,
+            "GPU 6 (1653724067184) 00000000:BA:00.0, port above it 0000:b9:00.0: fatal DLP 1 (TOTAL_ERR_FATAL 1); "
+            "correctable: GPU 7 (1653724067185) 00000000:DB:00.0, port above it 0000:da:00.0: BadTLP 5 "
+            "(TOTAL_ERR_COR 5)");
+  EXPECT_NE(r.detail.find("or by the port at the other end of its link"), std::string::npos) << r.detail;
+  // Without the port's fatal error: a pass that counts the ports.
+  auto text = read_test_data("pcie-aer/probe-ports-8gpu.txt");
+  for (const auto& [from, to] : {std::pair{"0000:b9:00.0/aer_dev_fatal:DLP 1", "0000:b9:00.0/aer_dev_fatal:DLP 0"},
+                                 std::pair{"0000:b9:00.0/aer_dev_fatal:TOTAL_ERR_FATAL 1",
+                                           "0000:b9:00.0/aer_dev_fatal:TOTAL_ERR_FATAL 0"}})
+    text.replace(text.find(from), std::string_view(from).size(), to);
+  set_aer(text);
+  r = run("pcie_aer");
+  EXPECT_EQ(r.status, CheckStatus::pass) << r.detail;
+  EXPECT_EQ(r.observed, "8 GPUs (and 8 ports above them) without uncorrectable errors; correctable: GPU 7 "
+                        "(1653724067185) 00000000:DB:00.0, port above it 0000:da:00.0: BadTLP 5 (TOTAL_ERR_COR 5)");
+}
+
+// A port's counters judge a GPU whose own function keeps none; a port above two GPUs is said once;
+// a port without statistics is named, never read as zero.
+TEST_F(PcieAerCheck, PortsWithAndWithoutStatistics) {
+  const auto files = [](const std::string& bus, const std::string& fatal_total) {
+    std::string out;
+    for (const auto& [file, line] : std::vector<std::pair<std::string, std::string>>{
+             {"aer_dev_correctable", "TOTAL_ERR_COR 0"},
+             {"aer_dev_fatal", "TOTAL_ERR_FATAL " + fatal_total},
+             {"aer_dev_nonfatal", "TOTAL_ERR_NONFATAL 0"}})
+      out += "/sys/bus/pci/devices/" + bus + "/" + file + ":" + line + "\n";
+    return out;
+  };
+  const auto absent = [](const std::string& bus) {
+    return "absent " + bus + " aer_dev_correctable\nabsent " + bus + " aer_dev_fatal\nabsent " + bus + " aer_dev_nonfatal\n";
+  };
+  state.facts.gpus.value->resize(3);
+  // GPU 0: no statistics of its own, its port has them. GPUs 1 and 2: one port above both, with
+  // a fatal error said once.
+  set_aer("gpu 0000:18:00.0\n" + absent("0000:18:00.0") + "port 0000:18:00.0 0000:17:00.0\n" +
+          files("0000:17:00.0", "0") + "gpu 0000:2a:00.0\nport 0000:2a:00.0 0000:29:00.0\n" + files("0000:2a:00.0", "0") +
+          files("0000:29:00.0", "3") + "gpu 0000:3a:00.0\nport 0000:3a:00.0 0000:29:00.0\n" + files("0000:3a:00.0", "0"));
+  auto r = run("pcie_aer");
+  ASSERT_EQ(r.status, CheckStatus::fail);
+  EXPECT_EQ(r.observed, "GPU 1 (1653724067179) 00000000:2A:00.0, port above it 0000:29:00.0: fatal TOTAL_ERR_FATAL 3; "
+                        "correctable: none");
+  // The same, the shared port clean: every GPU judged, two ports.
+  set_aer("gpu 0000:18:00.0\n" + absent("0000:18:00.0") + "port 0000:18:00.0 0000:17:00.0\n" +
+          files("0000:17:00.0", "0") + "gpu 0000:2a:00.0\nport 0000:2a:00.0 0000:29:00.0\n" + files("0000:2a:00.0", "0") +
+          files("0000:29:00.0", "0") + "gpu 0000:3a:00.0\nport 0000:3a:00.0 0000:29:00.0\n" + files("0000:3a:00.0", "0"));
+  r = run("pcie_aer");
+  EXPECT_EQ(r.status, CheckStatus::pass) << r.detail;
+  EXPECT_EQ(r.observed, "3 GPUs (and 2 ports above them) without uncorrectable errors; correctable: none");
+  EXPECT_EQ(r.detail, "not judged, no AER statistics in sysfs: GPU 0 (1653724067178) 00000000:18:00.0: no aer_dev_* files");
+  // Neither the GPU nor its port keeps statistics: skipped, both named.
+  state.facts.gpus.value->resize(1);
+  set_aer("gpu 0000:18:00.0\n" + absent("0000:18:00.0") + "port 0000:18:00.0 0000:17:00.0\n" + absent("0000:17:00.0"));
+  r = run("pcie_aer");
+  EXPECT_EQ(r.status, CheckStatus::skipped);
+  EXPECT_NE(r.detail.find("GPU 0 (1653724067178) 00000000:18:00.0, port above it 0000:17:00.0: no aer_dev_* files"),
+            std::string::npos)
+      << r.detail;
+  // A port with only some of the files: unknown, never a pass.
+  set_aer("gpu 0000:18:00.0\n" + files("0000:18:00.0", "0") + "port 0000:18:00.0 0000:17:00.0\n" +
+          "absent 0000:17:00.0 aer_dev_fatal\n/sys/bus/pci/devices/0000:17:00.0/aer_dev_correctable:TOTAL_ERR_COR 0\n"
+          "/sys/bus/pci/devices/0000:17:00.0/aer_dev_nonfatal:TOTAL_ERR_NONFATAL 0\n");
+  r = run("pcie_aer");
+  EXPECT_EQ(r.status, CheckStatus::error);
+  EXPECT_NE(r.observed.find("port above it 0000:17:00.0: only some of"), std::string::npos) << r.observed;
 }
 
 TEST_F(PcieAerCheck, UnknownCountsAreErrors) {

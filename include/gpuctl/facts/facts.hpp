@@ -204,6 +204,16 @@ struct AerCounts {
   std::uint64_t sum() const;           // of `errors`
 };
 
+// The AER statistics of the PCIe port at the other end of a GPU's link: the root port or PCIe
+// switch downstream port the GPU hangs off in sysfs. The kernel's ABI document warns that a faulty
+// endpoint's own counters may stay at 0 while its link partner counts the errors.
+struct PciePortAer {
+  std::string bus_id;                  // "0000:17:01.0"
+  std::optional<AerCounts> correctable;
+  std::optional<AerCounts> fatal;
+  std::optional<AerCounts> nonfatal;
+};
+
 // The AER statistics of one GPU's PCI function, as sysfs names it ("0000:18:00.0"). A file the
 // kernel does not create (no AER capability, a kernel before 4.19 or without CONFIG_PCIEAER) is
 // nullopt; a file it created but that could not be read makes the whole fact absent instead.
@@ -213,6 +223,9 @@ struct GpuPcieAer {
   std::optional<AerCounts> correctable;
   std::optional<AerCounts> fatal;
   std::optional<AerCounts> nonfatal;
+  // nullopt: the GPU's parent in sysfs is no PCI function (a host bridge: a GPU on a root
+  // complex's own bus, as in many virtual machines), or the GPU is not in sysfs.
+  std::optional<PciePortAer> upstream_port;
 };
 
 // nvidia-smi's "00000000:18:00.0" in sysfs's form "0000:18:00.0" (a 4-digit domain, lower case);

@@ -4,7 +4,8 @@
 Each AER file is printed as drivers/pci/pcie/aer.c's aer_stats_dev_attr prints it (torvalds/linux
 at 02a06f5f1a6aa2e12b2046b51ed3462c2c340037): every named bit as "%s %llu", an unnamed bit only
 when its count is not zero ("<array>_bit[%d] %llu"), then "TOTAL_%s %llu". The probe prints
-"gpu <bus id>" per GPU, then grep's "<path>:<line>" for every line of the files.
+"gpu <bus id>" per GPU ("port <GPU> <port>" after it where the GPU hangs off a PCIe port), then
+grep's "<path>:<line>" for every line of the files.
 """
 
 # aer_correctable_error_string / aer_uncorrectable_error_string, by bit position.
@@ -38,12 +39,26 @@ def show(name, counts, total):
     return out
 
 
-def probe(state):
-    lines = [f"gpu {bus}" for bus in BUS]
+def files(bus, state):
+    lines = []
+    for name in FILES:
+        counts, total = state.get((bus, name), ({}, 0))
+        lines += [f"/sys/bus/pci/devices/{bus}/{name}:{line}" for line in show(name, counts, total)]
+    return lines
+
+
+def probe(state, ports=None):
+    """The probe's output; with `ports` (GPU bus id -> the port above it), its "port" lines and
+    each port's files after its GPU's, in the order the probe hands them to grep."""
+    lines = []
     for bus in BUS:
-        for name in FILES:
-            counts, total = state.get((bus, name), ({}, 0))
-            lines += [f"/sys/bus/pci/devices/{bus}/{name}:{line}" for line in show(name, counts, total)]
+        lines.append(f"gpu {bus}")
+        if ports:
+            lines.append(f"port {bus} {ports[bus]}")
+    for bus in BUS:
+        lines += files(bus, state)
+        if ports:
+            lines += files(ports[bus], state)
     return "\n".join(lines) + "\n"
 
 
@@ -55,8 +70,20 @@ FAULTS = {
     ("0000:ab:00.0", "aer_dev_fatal"): ({}, 1),                  # every error bit masked: the total alone
 }
 
+# An HGX-style board: each GPU behind its own PCIe switch downstream port, device 00.0 of the bus
+# before the GPU's (the topology is invented; every line is one aer.c prints). The port above
+# GPU 6 counted a fatal Data Link Protocol error while the GPU's own counters stayed 0, as the
+# ABI document warns; the port above GPU 7 counted correctable bad TLPs.
+PORTS = {bus: f"{bus[:5]}{int(bus[5:7], 16) - 1:02x}:00.0" for bus in BUS}
+PORT_FAULTS = {
+    (PORTS["0000:ba:00.0"], "aer_dev_fatal"): ({4: 1}, 1),
+    (PORTS["0000:db:00.0"], "aer_dev_correctable"): ({6: 5}, 5),
+}
+
 if __name__ == "__main__":
     with open("probe-clean-8gpu.txt", "w") as f:
         f.write(probe({}))
     with open("probe-faults-8gpu.txt", "w") as f:
         f.write(probe(FAULTS))
+    with open("probe-ports-8gpu.txt", "w") as f:
+        f.write(probe(PORT_FAULTS, PORTS))
