@@ -37,6 +37,22 @@ std::vector<std::string> TopologyMatrix::gpus() const {
   return names;
 }
 
+std::vector<std::string> NetInterface::nccl_addresses() const {
+  std::vector<std::string> list;
+  if (!addresses) return list;
+  for (const auto& address : *addresses)
+    if (!address.starts_with("::1/") && address != "::1") list.push_back(address);
+  return list;
+}
+
+std::string NetInterface::summary() const {
+  const auto state = operstate.empty() ? std::string("?") : operstate;
+  if (!addresses) return fmt::format("{} ({})", name, state);
+  if (addresses->empty()) return fmt::format("{} ({}, no address)", name, state);
+  if (addresses->size() == 1) return fmt::format("{} ({}, {})", name, state, addresses->front());
+  return fmt::format("{} ({}, {} +{})", name, state, addresses->front(), addresses->size() - 1);
+}
+
 std::uint64_t AerCounts::sum() const {
   return std::accumulate(errors.begin(), errors.end(), std::uint64_t{0},
                          [](std::uint64_t total, const AerCounter& counter) { return total + counter.count; });

@@ -108,7 +108,9 @@ ordered_json xid_events_json(const std::vector<XidEvent>& events) {
 ordered_json net_interfaces_json(const std::vector<NetInterface>& interfaces) {
   auto list = ordered_json::array();
   for (const auto& interface : interfaces)
-    list.push_back(ordered_json{{"name", interface.name}, {"operstate", interface.operstate}});
+    list.push_back(ordered_json{{"name", interface.name},
+                                {"operstate", interface.operstate},
+                                {"addresses", interface.addresses ? ordered_json(*interface.addresses) : ordered_json()}});
   return list;
 }
 

@@ -107,13 +107,14 @@ std::string infiniband_summary(const NodeFacts& facts) {
   return out;
 }
 
-// The interfaces on one line with their operstate: "eth0 (up), lo (unknown)".
+// The interfaces on one line with their operstate and first address: "eth0 (up, 192.0.2.2/24),
+// lo (unknown, 127.0.0.1/8 +1)".
 std::string net_interfaces_summary(const NodeFacts& facts) {
   if (!facts.net_interfaces.present())
     return fmt::format("  network interfaces: absent ({})\n", facts.net_interfaces.absent_reason);
   std::vector<std::string> names;
   for (const auto& interface : *facts.net_interfaces.value)
-    names.push_back(fmt::format("{} ({})", interface.name, interface.operstate.empty() ? "?" : interface.operstate));
+    names.push_back(interface.summary());
   return fmt::format("  network interfaces: {}\n", util::join(names, ", "));
 }
 

@@ -171,15 +171,17 @@ testing::ShellRun run_sh(const std::string& body, const std::string& root) {
   return testing::run_probe_body(body, {{"/sys/class/net", root}}, root);
 }
 
-TEST(NetInterfacesProbe, ReadsSysfsWithTheShellAloneAndOnlyInVerifyOrFacts) {
+// sysfs by the shell alone; the addresses, which sysfs does not hold, by one `ip`.
+TEST(NetInterfacesProbe, ReadsSysfsWithTheShellAndAddressesWithOneIpOnlyInVerifyOrFacts) {
   const auto body = net_probe_body();
-  for (const auto* helper : {"$(", "`", "cat ", " | ", "ls ", "grep", "ip "})
-    EXPECT_EQ(body.find(helper), std::string::npos) << helper;
+  for (const auto* helper : {"$(", "`", "cat ", " | ", "ls ", "grep"}) EXPECT_EQ(body.find(helper), std::string::npos) << helper;
+  EXPECT_EQ(body.find("ip -o"), body.rfind("ip -o")) << "one ip";
+  EXPECT_TRUE(body.ends_with("; ip -o addr show")) << "ip's status is the probe's";
   facts::CollectOptions plan;
   plan.net_interfaces = false;
   EXPECT_EQ(std::ranges::count(facts::probe_names(plan), "net_interfaces"), 0);
   EXPECT_EQ(std::ranges::count(facts::probe_names(), "net_interfaces"), 1);
-  EXPECT_EQ(facts::probe_command("net_interfaces"), "grep . /sys/class/net/*/operstate");
+  EXPECT_EQ(facts::probe_command("net_interfaces"), "grep . /sys/class/net/*/operstate; ip -o addr show");
 }
 
 TEST(NetInterfacesProbe, ReadsThisHostsInterfaces) {
@@ -187,7 +189,15 @@ TEST(NetInterfacesProbe, ReadsThisHostsInterfaces) {
   EXPECT_EQ(run.rc, 0);
   const auto interfaces = facts::parse_net_interfaces(run.out);
   ASSERT_TRUE(interfaces) << interfaces.error().to_string() << "\n" << run.out;
-  EXPECT_TRUE(std::ranges::any_of(*interfaces, [](const NetInterface& i) { return i.name == "lo"; })) << run.out;
+  const auto lo = std::ranges::find(*interfaces, "lo", &NetInterface::name);
+  ASSERT_NE(lo, interfaces->end()) << run.out;
+  // lo holds 127.0.0.1 in every network namespace where ip can list it.
+  if (testing::run_shell_command("command -v ip").rc == 0) {
+    ASSERT_TRUE(lo->addresses) << run.out;
+    EXPECT_NE(std::ranges::find(*lo->addresses, "127.0.0.1/8"), lo->addresses->end()) << run.out;
+  } else {
+    EXPECT_FALSE(lo->addresses) << run.out;
+  }
 }
 
 // Interface names may hold shell metacharacters ('$', '(', ';' are not refused by the kernel's
@@ -219,6 +229,41 @@ TEST(NetInterfacesProbe, RunsOnAFakeTreeWithHostileNames) {
   EXPECT_EQ(missing.rc, 1);
 }
 
+// The addresses by a stand-in `ip` printing iproute2's lines (its path put where the probe names
+// ip), and without any ip: unknown, never none. ip failing fails the probe.
+TEST(NetInterfacesProbe, AddressesFromIpOrUnknownWithoutIt) {
+  testing::TempDir root;
+  for (const auto* name : {"bond0", "ib0", "lo"}) std::filesystem::create_directories(root.path() + "/net/" + name);
+  std::ofstream(root.path() + "/net/bond0/operstate") << "up\n";
+  const auto ip = root.write("ip",
+                             "#!/bin/sh\n[ \"$*\" = '-o addr show' ] || exit 9\n"
+                             "printf '%s\\n' '1: lo    inet 127.0.0.1/8 scope host lo\\       valid_lft forever preferred_lft forever' "
+                             "'7: bond0    inet 10.1.0.7/16 brd 10.1.255.255 scope global bond0\\       valid_lft forever' "
+                             "'9: veth9    inet 10.2.0.1/24 scope global veth9\\       valid_lft forever'\n"
+                             "exit ${IP_STATUS:-0}\n",
+                             0700);
+  const auto with_ip = [&](const std::string& status) {
+    return testing::run_probe_body(net_probe_body(), {{"/sys/class/net", root.path() + "/net"},
+                                                      {"command -v ip ", "command -v " + ip + " "},
+                                                      {"ip -o addr show", "IP_STATUS=" + status + " " + ip + " -o addr show"}});
+  };
+  auto run = with_ip("0");
+  EXPECT_EQ(run.rc, 0) << run.out;
+  auto interfaces = facts::parse_net_interfaces(run.out);
+  ASSERT_TRUE(interfaces) << interfaces.error().to_string() << "\n" << run.out;
+  ASSERT_EQ(interfaces->size(), 3u);
+  EXPECT_EQ((*interfaces)[0].addresses, std::vector<std::string>{"10.1.0.7/16"});
+  EXPECT_EQ((*interfaces)[1].addresses, std::vector<std::string>{}) << "ib0: no address";
+  EXPECT_EQ((*interfaces)[2].addresses, std::vector<std::string>{"127.0.0.1/8"});
+  EXPECT_EQ(with_ip("2").rc, 2) << "ip's failure is the probe's";
+  run = testing::run_probe_body(net_probe_body(), {{"/sys/class/net", root.path() + "/net"},
+                                                   {"command -v ip ", "command -v gpuctl-test-no-such-ip "}});
+  EXPECT_EQ(run.rc, 0);
+  interfaces = facts::parse_net_interfaces(run.out);
+  ASSERT_TRUE(interfaces) << run.out;
+  EXPECT_TRUE(std::ranges::none_of(*interfaces, [](const NetInterface& i) { return i.addresses.has_value(); })) << run.out;
+}
+
 // The capture of the build host (tests/data/net/README.md) and the parser's refusals.
 TEST(NetInterfacesParser, ReadsTheCaptureAndRefusesWhatTheProbeDoesNotPrint) {
   const auto interfaces = facts::parse_net_interfaces(read_test_data("net/probe-build-host.txt"));
@@ -226,10 +271,24 @@ TEST(NetInterfacesParser, ReadsTheCaptureAndRefusesWhatTheProbeDoesNotPrint) {
   ASSERT_EQ(interfaces->size(), 4u);
   EXPECT_EQ((*interfaces)[0].name, "eth0");
   EXPECT_EQ((*interfaces)[0].operstate, "up");
+  EXPECT_EQ((*interfaces)[0].addresses,
+            (std::vector<std::string>{"192.0.2.2/24", "fd00::2/64", "fe80::fc:ff:fe00:1/64"}));
+  EXPECT_EQ((*interfaces)[1].addresses, std::vector<std::string>{});
   EXPECT_EQ((*interfaces)[3].name, "lo");
   EXPECT_EQ((*interfaces)[3].operstate, "unknown");
-  for (const char* bad : {"", "\n", "eth0 up\n", "iface \n", "iface  up\n", "interface eth0 up\n"})
+  EXPECT_EQ((*interfaces)[3].addresses, (std::vector<std::string>{"127.0.0.1/8", "::1/128"}));
+  EXPECT_EQ((*interfaces)[3].nccl_addresses(), std::vector<std::string>{"127.0.0.1/8"}) << "NCCL skips ::1";
+  for (const char* bad : {"", "\n", "eth0 up\n", "iface \n", "iface  up\n", "interface eth0 up\n",
+                          "iface eth0 up\n4: eth0\n",                             // no family, no address
+                          "iface eth0 up\neth0 inet 10.0.0.1/8\n",                // no index
+                          "iface eth0 up\nx: eth0 inet 10.0.0.1/8 scope global\n",
+                          "iface eth0 up\n4: eth0 inet 10.0.0.1/8\niface lo unknown\n",  // sysfs after ip
+                          "iface eth0 up\nno_ip_command\n4: eth0 inet 10.0.0.1/8\n"})
     EXPECT_FALSE(facts::parse_net_interfaces(bad)) << bad;
+  // Families other than IPv4 and IPv6, and interfaces sysfs did not list, are left out.
+  const auto other = facts::parse_net_interfaces("iface eth0 up\n4: eth0    link/ieee802.15.4 x\n5: new0 inet 10.0.0.1/8\n");
+  ASSERT_TRUE(other);
+  EXPECT_EQ(other->front().addresses, std::vector<std::string>{});
 }
 
 TEST(NetInterfacesFacts, JsonAndText) {
@@ -239,11 +298,17 @@ TEST(NetInterfacesFacts, JsonAndText) {
   ASSERT_TRUE(interfaces);
   facts.net_interfaces = Fact<std::vector<NetInterface>>::of(*interfaces);
   const auto j = nlohmann::json::parse(facts::facts_to_json(facts));
-  EXPECT_EQ(j["net_interfaces"][0], nlohmann::json({{"name", "eth0"}, {"operstate", "up"}}));
+  EXPECT_EQ(j["net_interfaces"][0], nlohmann::json({{"name", "eth0"},
+                                                     {"operstate", "up"},
+                                                     {"addresses", {"192.0.2.2/24", "fd00::2/64", "fe80::fc:ff:fe00:1/64"}}}));
+  EXPECT_EQ(j["net_interfaces"][1]["addresses"], nlohmann::json::array());
   EXPECT_EQ(j["net_interfaces"].size(), 4u);
-  EXPECT_NE(facts::render_facts_text(facts).find("  network interfaces: eth0 (up), ifb0 (down), ifb1 (down), lo (unknown)\n"),
+  EXPECT_NE(facts::render_facts_text(facts).find("  network interfaces: eth0 (up, 192.0.2.2/24 +2), ifb0 (down, no address), "
+                                                 "ifb1 (down, no address), lo (unknown, 127.0.0.1/8 +1)\n"),
             std::string::npos)
       << facts::render_facts_text(facts);
+  facts.net_interfaces.value->front().addresses.reset();
+  EXPECT_TRUE(nlohmann::json::parse(facts::facts_to_json(facts))["net_interfaces"][0]["addresses"].is_null());
 }
 
 TEST(NetInterfacesProbe, FactIsAbsentWithTheReasonWhenTheProbeFails) {
@@ -259,6 +324,10 @@ TEST(NetInterfacesProbe, FactIsAbsentWithTheReasonWhenTheProbeFails) {
 }
 
 // ---- the check --------------------------------------------------------------------------
+
+// The build host's interfaces (tests/data/net/probe-build-host.txt), as the check lists them.
+constexpr std::string_view k_observed =
+    "eth0 (up, 192.0.2.2/24 +2), ifb0 (down, no address), ifb1 (down, no address), lo (unknown, 127.0.0.1/8 +1)";
 
 class NcclSocketIfnameCheck : public testing::SingleCheckTest {
  protected:
@@ -276,25 +345,59 @@ class NcclSocketIfnameCheck : public testing::SingleCheckTest {
 TEST_F(NcclSocketIfnameCheck, PassesWhenAnInterfaceIsSelected) {
   auto r = with("=eth0");
   EXPECT_EQ(r.status, CheckStatus::pass) << r.detail;
-  EXPECT_EQ(r.observed, "eth0 (up), ifb0 (down), ifb1 (down), lo (unknown)");
-  EXPECT_EQ(r.expected, "an interface NCCL_SOCKET_IFNAME==eth0 selects");
-  EXPECT_EQ(r.detail, "NCCL takes eth0 (up)");
+  EXPECT_EQ(r.observed, k_observed);
+  EXPECT_EQ(r.expected, "an interface with an IP address that NCCL_SOCKET_IFNAME==eth0 selects");
+  EXPECT_EQ(r.detail, "NCCL takes eth0 (up, 192.0.2.2/24 +2)");
   r = with("=eth0,bond0");
   EXPECT_EQ(r.status, CheckStatus::pass);
-  EXPECT_EQ(r.detail, "NCCL takes eth0 (up); bond0 matches no interface here");
+  EXPECT_EQ(r.detail, "NCCL takes eth0 (up, 192.0.2.2/24 +2); bond0 matches no interface here");
   r = with("^docker,lo");
   EXPECT_EQ(r.status, CheckStatus::pass);
-  EXPECT_EQ(r.expected, "an interface besides lo left by NCCL_SOCKET_IFNAME=^docker,lo");
+  EXPECT_EQ(r.expected, "an interface besides lo, with an IP address, left by NCCL_SOCKET_IFNAME=^docker,lo");
+  EXPECT_EQ(r.detail, "NCCL takes eth0 (up, 192.0.2.2/24 +2); ifb0 (down, no address), ifb1 (down, no address) have no "
+                      "address, which NCCL skips");
   EXPECT_EQ(with("eth").status, CheckStatus::pass);
+  // An interface that is down but has its address: NCCL takes it, and the operator is told.
+  (*state.facts.net_interfaces.value)[1].addresses = std::vector<std::string>{"10.9.0.1/24"};
   r = with("ifb");
   EXPECT_EQ(r.status, CheckStatus::pass);
-  EXPECT_NE(r.detail.find("every one of them down"), std::string::npos) << r.detail;
+  EXPECT_EQ(r.detail, "NCCL takes ifb0 (down, 10.9.0.1/24); ifb1 (down, no address) has no address, which NCCL skips; "
+                      "note: the kernel reports every one of them down (operstate)");
+}
+
+// NCCL skips an interface without an address (its findInterfaces walks getifaddrs): selected by
+// name but without one is no interface to NCCL. Addresses that were not read are unknown.
+TEST_F(NcclSocketIfnameCheck, AnInterfaceWithoutAnAddressIsNoneToNccl) {
+  auto r = with("ifb");
+  ASSERT_EQ(r.status, CheckStatus::fail);
+  EXPECT_EQ(r.observed, k_observed);
+  EXPECT_NE(r.detail.find("NCCL_SOCKET_IFNAME=ifb selects ifb0 (down, no address), ifb1 (down, no address), but none of "
+                          "them has an IP address"),
+            std::string::npos)
+      << r.detail;
+  EXPECT_NE(r.detail.find("give the interface its address (an IPoIB interface needs one configured)"), std::string::npos);
+  r = with("=ifb0");
+  ASSERT_EQ(r.status, CheckStatus::fail);
+  EXPECT_NE(r.detail.find("selects ifb0 (down, no address), but it has no IP address"), std::string::npos) << r.detail;
+  // Only the IPv6 loopback: NCCL skips ::1 too.
+  (*state.facts.net_interfaces.value)[1].addresses = std::vector<std::string>{"::1/128"};
+  EXPECT_EQ(with("=ifb0").status, CheckStatus::fail);
+  // No ip on the node: whether the interface has an address is unknown, never a pass.
+  for (auto& interface : *state.facts.net_interfaces.value) interface.addresses.reset();
+  r = with("=eth0");
+  EXPECT_EQ(r.status, CheckStatus::error);
+  EXPECT_EQ(r.observed, "eth0 (up), ifb0 (down), ifb1 (down), lo (unknown)");
+  EXPECT_NE(r.detail.find("whether it has an IP address is unknown: the node has no `ip` command (install iproute2)"),
+            std::string::npos)
+      << r.detail;
+  // Selecting nothing stays a failure, addresses or not.
+  EXPECT_EQ(with("=bond0").status, CheckStatus::fail);
 }
 
 TEST_F(NcclSocketIfnameCheck, FailsNamingTheSettingAndTheNodesInterfaces) {
   auto r = with("=bond0");
   ASSERT_EQ(r.status, CheckStatus::fail);
-  EXPECT_EQ(r.observed, "eth0 (up), ifb0 (down), ifb1 (down), lo (unknown)");
+  EXPECT_EQ(r.observed, k_observed);
   EXPECT_NE(r.detail.find("NCCL_SOCKET_IFNAME==bond0 selects none of the node's interfaces (eth0, ifb0, ifb1, lo)"),
             std::string::npos)
       << r.detail;

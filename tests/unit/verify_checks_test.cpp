@@ -110,7 +110,8 @@ TEST_F(Checks, EveryKnownCheckPassesOnAHealthyNode) {
   state.facts.loaded_modules.value->push_back("nvidia_peermem");
   node.gpu.dcgm_diag = DcgmDiagSpec{};
   // The example's NCCL_SOCKET_IFNAME is =bond0; the GPUs' AER counters all 0 (tests/data/pcie-aer/).
-  state.facts.net_interfaces = Fact<std::vector<NetInterface>>::of({{"bond0", "up"}, {"lo", "unknown"}});
+  state.facts.net_interfaces = Fact<std::vector<NetInterface>>::of(
+      {{"bond0", "up", std::vector<std::string>{"10.1.0.7/16"}}, {"lo", "unknown", std::vector<std::string>{"127.0.0.1/8"}}});
   auto aer = facts::parse_pcie_aer(testing::read_test_data("pcie-aer/probe-clean-8gpu.txt"));
   ASSERT_TRUE(aer);
   for (std::size_t i = 0; i < aer->size(); ++i) gpus()[i].pci_bus_id = "0000" + (*aer)[i].bus_id;

@@ -181,12 +181,22 @@ struct InfinibandPort {
   std::string link_layer;              // "InfiniBand", "Ethernet" (RoCE)
 };
 
-// A network interface as the kernel lists it under /sys/class/net (docs/facts.md): its name and
-// its RFC 2863 operational state, /sys/class/net/<name>/operstate ("up", "down", "unknown", ...;
-// empty when the file could not be read).
+// A network interface as the kernel lists it under /sys/class/net (docs/facts.md): its name, its
+// RFC 2863 operational state, /sys/class/net/<name>/operstate ("up", "down", "unknown", ...;
+// empty when the file could not be read), and its IP addresses as `ip -o addr show` lists them
+// (NCCL's socket transport takes only interfaces with an IPv4 or IPv6 address).
 struct NetInterface {
   std::string name;                    // "eth0", "bond0", "lo"
   std::string operstate;               // "up"
+  // "192.0.2.2/24", "fe80::1/64", in ip's order; nullopt: not read (no `ip` on the node).
+  std::optional<std::vector<std::string>> addresses;
+
+  // The addresses NCCL's socket transport would take the interface for: IPv4 and IPv6 but the
+  // IPv6 loopback ::1, which NCCL skips (its findInterfaces). Empty when none or not read.
+  std::vector<std::string> nccl_addresses() const;
+  // "eth0 (up, 192.0.2.2/24 +2)", "ib0 (down, no address)"; "eth0 (up)" when the addresses
+  // were not read, "?" for an operstate not read.
+  std::string summary() const;
 };
 
 // One file of a PCI device's AER statistics (/sys/bus/pci/devices/<dev>/aer_dev_correctable,

@@ -113,9 +113,12 @@ Result<std::vector<InfinibandPort>> parse_infiniband_ports(std::string_view text
 
 // Parses the net_interfaces probe (docs/facts.md): one "iface <name> <operstate>" line per entry
 // of /sys/class/net, the operstate as the kernel wrote it ("up", "down", "unknown", ...; empty
-// when the file could not be read). Interface names hold no whitespace (the kernel's
-// dev_valid_name). Errors: another line, a line without a name, no interface at all (every
-// network namespace has lo: an empty list means the directory could not be listed).
+// when the file could not be read), then `ip -o addr show`'s lines ("2: eth0    inet
+// 192.0.2.2/24 brd ... scope global eth0\ ..."), whose inet and inet6 addresses go to their
+// interface, or "no_ip_command" (addresses unknown: nullopt). Interface names hold no whitespace
+// (the kernel's dev_valid_name). Errors: a line of neither form, a line without a name, no
+// interface at all (every network namespace has lo: an empty list means the directory could not
+// be listed).
 Result<std::vector<NetInterface>> parse_net_interfaces(std::string_view text);
 
 // ---- kernel module and toolkit versions ------------------------------------------------
