@@ -48,6 +48,7 @@ std::vector<std::string> NetInterface::nccl_addresses() const {
 std::string NetInterface::summary() const {
   const auto state = operstate.empty() ? std::string("?") : operstate;
   if (!addresses) return fmt::format("{} ({})", name, state);
+  if (addresses->empty() && ipv6_only) return fmt::format("{} ({}, no IPv6 address, IPv4 unknown)", name, state);
   if (addresses->empty()) return fmt::format("{} ({}, no address)", name, state);
   if (addresses->size() == 1) return fmt::format("{} ({}, {})", name, state, addresses->front());
   return fmt::format("{} ({}, {} +{})", name, state, addresses->front(), addresses->size() - 1);

@@ -110,7 +110,8 @@ ordered_json net_interfaces_json(const std::vector<NetInterface>& interfaces) {
   for (const auto& interface : interfaces)
     list.push_back(ordered_json{{"name", interface.name},
                                 {"operstate", interface.operstate},
-                                {"addresses", interface.addresses ? ordered_json(*interface.addresses) : ordered_json()}});
+                                {"addresses", interface.addresses ? ordered_json(*interface.addresses) : ordered_json()},
+                                {"ipv6_only", interface.ipv6_only}});
   return list;
 }
 

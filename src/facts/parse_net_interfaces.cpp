@@ -1,13 +1,16 @@
 // The net_interfaces probe: every entry of /sys/class/net and its operstate, as the kernel names
 // them (Documentation/ABI/testing/sysfs-class-net), then each interface's addresses as
-// `ip -o addr show` prints them (tests/data/net/, with sources).
+// `ip -o addr show` prints them, or, on a node without ip, its IPv6 addresses from
+// /proc/net/if_inet6 (tests/data/net/, with sources).
 #include <gpuctl/facts/parsers.hpp>
 #include <gpuctl/util/strings.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
+#include <charconv>
 
 namespace gpuctl::facts {
 namespace {
@@ -42,17 +45,61 @@ Result<void> read_address(std::vector<NetInterface>& interfaces, std::string_vie
   return {};
 }
 
+// /proc/net/if_inet6's address, 32 hex digits, in RFC 5952's text form: lower case, no leading
+// zeros in a group, the longest run of two or more zero groups (the first of equals) as "::".
+std::optional<std::string> ipv6_text(std::string_view hex) {
+  if (hex.size() != 32 || !std::ranges::all_of(hex, [](unsigned char c) { return std::isxdigit(c) != 0; }))
+    return std::nullopt;
+  std::array<unsigned, 8> groups{};
+  for (std::size_t i = 0; i < 8; ++i) groups[i] = static_cast<unsigned>(std::stoul(std::string(hex.substr(i * 4, 4)), nullptr, 16));
+  std::size_t best = 8, best_length = 0;
+  for (std::size_t i = 0; i < 8;) {
+    std::size_t j = i;
+    while (j < 8 && groups[j] == 0) ++j;
+    if (j - i > best_length && j - i >= 2) best = i, best_length = j - i;
+    i = j == i ? i + 1 : j;
+  }
+  std::string text;
+  for (std::size_t i = 0; i < 8; ++i) {
+    if (i == best) {
+      text += "::";
+      i += best_length - 1;
+      continue;
+    }
+    if (!text.empty() && !text.ends_with(':')) text += ':';
+    text += fmt::format("{:x}", groups[i]);
+  }
+  return text;
+}
+
+// One address line of the probe's /proc/net/if_inet6 read: "if_inet6 <name> <32 hex> <prefix hex>".
+Result<void> read_if_inet6(std::vector<NetInterface>& interfaces, std::string_view line) {
+  const auto fields = words(line);
+  const auto address = fields.size() == 4 ? ipv6_text(fields[2]) : std::nullopt;
+  unsigned prefix = 0;
+  const auto [ptr, ec] = fields.size() == 4 ? std::from_chars(fields[3].data(), fields[3].data() + fields[3].size(), prefix, 16)
+                                            : std::from_chars_result{nullptr, std::errc::invalid_argument};
+  if (!address || ec != std::errc{} || ptr != fields[3].data() + fields[3].size() || prefix > 128)
+    return fail(ErrorCode::parse, fmt::format("'{}' is not /proc/net/if_inet6's '<name> <address> <prefix>'", line));
+  const auto interface = std::ranges::find(interfaces, fields[1], &NetInterface::name);
+  if (interface != interfaces.end()) interface->addresses->push_back(fmt::format("{}/{}", *address, prefix));
+  return {};
+}
+
 }  // namespace
 
 Result<std::vector<NetInterface>> parse_net_interfaces(std::string_view text) {
   std::vector<NetInterface> interfaces;
-  bool addresses_read = true;  // until the probe says there was no ip to read them
-  std::vector<std::string> address_lines;  // ip's, read once sysfs's list is whole
+  bool no_ip = false;            // the probe found no ip command
+  bool if_inet6_read = false;    // ... and read /proc/net/if_inet6 instead
+  std::vector<std::string> address_lines;  // read once sysfs's list is whole
   for (const auto& raw : util::split_lines(text)) {
     const std::string_view line = util::trim(raw);
     if (line.empty()) continue;
-    if (line == "no_ip_command") {
-      addresses_read = false;
+    if (line == "no_ip_command" || line == "if_inet6_read") {
+      if (!address_lines.empty() || (line == "no_ip_command" ? no_ip : !no_ip || if_inet6_read))
+        return fail(ErrorCode::parse, fmt::format("'{}' out of the probe's order", line));
+      (line == "no_ip_command" ? no_ip : if_inet6_read) = true;
       continue;
     }
     if (!line.starts_with("iface ")) {
@@ -72,13 +119,18 @@ Result<std::vector<NetInterface>> parse_net_interfaces(std::string_view text) {
   }
   // Every network namespace has lo: nothing listed means /sys/class/net was not read.
   if (interfaces.empty()) return fail(ErrorCode::parse, "no interface listed, not even lo");
-  if (!addresses_read) {
-    if (!address_lines.empty()) return fail(ErrorCode::parse, "address lines although the probe found no ip command");
+  if (no_ip && !if_inet6_read) {
+    if (!address_lines.empty()) return fail(ErrorCode::parse, "address lines although the probe read none");
     for (auto& interface : interfaces) interface.addresses.reset();
     return interfaces;
   }
-  for (const auto& line : address_lines)
-    if (auto read = read_address(interfaces, line); !read) return std::unexpected(read.error());
+  for (auto& interface : interfaces) interface.ipv6_only = no_ip;
+  for (const auto& line : address_lines) {
+    if (no_ip != line.starts_with("if_inet6 "))
+      return fail(ErrorCode::parse, fmt::format("'{}' is not a line of {}", line, no_ip ? "/proc/net/if_inet6" : "ip"));
+    if (auto read = no_ip ? read_if_inet6(interfaces, line) : read_address(interfaces, line); !read)
+      return std::unexpected(read.error());
+  }
   return interfaces;
 }
 

@@ -121,14 +121,17 @@ constexpr std::string_view k_infiniband_probe =
 // Every network interface's name and operstate: the names by globbing /sys/class/net, each
 // operstate ("up\n", a few bytes) by the shell's own `read`. No process per interface. Then the
 // addresses, by one `ip -o addr show` (iproute2): sysfs has no file for them, and NCCL's socket
-// transport takes only interfaces with one. ip's status is the probe's; without ip, the
-// addresses are unknown ("no_ip_command"), never none.
+// transport takes only interfaces with one. ip's status is the probe's. Without ip (minimal
+// images, the lent H200's among them) the IPv6 addresses come from /proc/net/if_inet6, read by
+// the shell ("if_inet6_read", then a line per address), and IPv4 stays unknown, never none.
 constexpr std::string_view k_net_interfaces_probe =
     "[ -d /sys/class/net ] || { echo '/sys/class/net: No such file or directory' >&2; return 1; }; "
     "[ -r /sys/class/net ] && [ -x /sys/class/net ] || { echo '/sys/class/net: Permission denied' >&2; return 1; }; "
     "for n in /sys/class/net/*; do [ -e \"$n\" ] || continue; s=; "
     "[ -r \"$n/operstate\" ] && IFS= read -r s < \"$n/operstate\"; printf 'iface %s %s\\n' \"${n##*/}\" \"$s\"; done; "
-    "command -v ip >/dev/null 2>&1 || { echo no_ip_command; return 0; }; ip -o addr show";
+    "command -v ip >/dev/null 2>&1 && { ip -o addr show; return; }; echo no_ip_command; "
+    "[ -r /proc/net/if_inet6 ] || return 0; echo if_inet6_read; "
+    "while read -r a i p s f n; do printf 'if_inet6 %s %s %s\\n' \"$n\" \"$a\" \"$p\"; done < /proc/net/if_inet6; return 0";
 
 // Each GPU's PCIe AER counters (Documentation/ABI/testing/sysfs-bus-pci-devices-aer_stats), and
 // those of the port above it: the other end of the GPU's link, which may count the link's errors
@@ -249,7 +252,8 @@ std::string probe_command(std::string_view name, const CollectOptions& options) 
   if (name == "fabric") return fabric_command();
   if (name == "kernel_xids") return "dmesg | grep 'NVRM: Xid'";
   if (name == "infiniband") return "grep . /sys/class/infiniband/*/ports/*/{state,phys_state,rate,link_layer}";
-  if (name == "net_interfaces") return "grep . /sys/class/net/*/operstate; ip -o addr show";
+  if (name == "net_interfaces")
+    return "grep . /sys/class/net/*/operstate; ip -o addr show (without ip: cat /proc/net/if_inet6)";
   if (name == "pcie_aer")
     return "grep . /sys/bus/pci/devices/<GPU>/aer_dev_{correctable,fatal,nonfatal} (each GPU of /proc/driver/nvidia/gpus, "
            "and the port above it: /sys/bus/pci/devices/<GPU>/..)";

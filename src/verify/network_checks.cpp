@@ -67,7 +67,8 @@ CheckResult check_nccl_socket_ifname(const CheckInput& in) {
                               "interface names",
                               value, setting.exclude ? "leaves none besides lo" : "selects none", names()));
   // NCCL skips an interface without an address: one selected by name but without is no interface
-  // to it. Addresses not read (no ip on the node) leave that unknown, never a pass.
+  // to it. Addresses not read (no ip and no /proc/net/if_inet6 on the node) leave that unknown,
+  // never a pass.
   if (std::ranges::any_of(selected, [](const NetInterface* interface) { return !interface->addresses; }))
     return {{}, CheckStatus::error, observed, expected,
             fmt::format("NCCL_SOCKET_IFNAME={} selects {}, but whether {} an IP address is unknown: the node has no "
@@ -76,6 +77,15 @@ CheckResult check_nccl_socket_ifname(const CheckInput& in) {
   std::vector<const NetInterface*> usable, without_address;
   for (const auto* interface : selected)
     (interface->nccl_addresses().empty() ? without_address : usable).push_back(interface);
+  // Only IPv6 read (no ip on the node): an interface without an IPv6 address may still hold an
+  // IPv4 one.
+  if (usable.empty() && std::ranges::any_of(selected, [](const NetInterface* interface) { return interface->ipv6_only; }))
+    return {{}, CheckStatus::error, observed, expected,
+            fmt::format("NCCL_SOCKET_IFNAME={} selects {}, which {} no IPv6 address, and whether {} an IPv4 one is "
+                        "unknown: the node has no `ip` command (install iproute2); NCCL takes only interfaces with an "
+                        "address",
+                        value, interfaces_text(selected), selected.size() == 1 ? "has" : "have",
+                        selected.size() == 1 ? "it has" : "they have")};
   if (usable.empty())
     return failed(observed, expected,
                   fmt::format("NCCL_SOCKET_IFNAME={} selects {}, but {}, and NCCL takes only interfaces "
@@ -97,8 +107,10 @@ CheckResult check_nccl_socket_ifname(const CheckInput& in) {
   auto result = pass(observed, expected);
   result.detail = fmt::format("NCCL takes {}", interfaces_text(usable));
   if (!without_address.empty())
-    result.detail += fmt::format("; {} {} no address, which NCCL skips", interfaces_text(without_address),
-                                 without_address.size() == 1 ? "has" : "have");
+    result.detail += without_address.front()->ipv6_only
+                         ? fmt::format("; also selected, its IPv4 address unknown: {}", interfaces_text(without_address))
+                         : fmt::format("; {} {} no address, which NCCL skips", interfaces_text(without_address),
+                                       without_address.size() == 1 ? "has" : "have");
   if (!unmatched.empty()) result.detail += fmt::format("; {} match{} no interface here", util::join(unmatched, ", "),
                                                        unmatched.size() == 1 ? "es" : "");
   // An address is what this check proves; an interface that is down is named, for the operator.

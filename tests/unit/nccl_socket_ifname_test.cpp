@@ -176,12 +176,13 @@ TEST(NetInterfacesProbe, ReadsSysfsWithTheShellAndAddressesWithOneIpOnlyInVerify
   const auto body = net_probe_body();
   for (const auto* helper : {"$(", "`", "cat ", " | ", "ls ", "grep"}) EXPECT_EQ(body.find(helper), std::string::npos) << helper;
   EXPECT_EQ(body.find("ip -o"), body.rfind("ip -o")) << "one ip";
-  EXPECT_TRUE(body.ends_with("; ip -o addr show")) << "ip's status is the probe's";
+  EXPECT_NE(body.find("{ ip -o addr show; return; }"), std::string::npos) << "ip's status is the probe's";
   facts::CollectOptions plan;
   plan.net_interfaces = false;
   EXPECT_EQ(std::ranges::count(facts::probe_names(plan), "net_interfaces"), 0);
   EXPECT_EQ(std::ranges::count(facts::probe_names(), "net_interfaces"), 1);
-  EXPECT_EQ(facts::probe_command("net_interfaces"), "grep . /sys/class/net/*/operstate; ip -o addr show");
+  EXPECT_EQ(facts::probe_command("net_interfaces"),
+            "grep . /sys/class/net/*/operstate; ip -o addr show (without ip: cat /proc/net/if_inet6)");
 }
 
 TEST(NetInterfacesProbe, ReadsThisHostsInterfaces) {
@@ -256,8 +257,26 @@ TEST(NetInterfacesProbe, AddressesFromIpOrUnknownWithoutIt) {
   EXPECT_EQ((*interfaces)[1].addresses, std::vector<std::string>{}) << "ib0: no address";
   EXPECT_EQ((*interfaces)[2].addresses, std::vector<std::string>{"127.0.0.1/8"});
   EXPECT_EQ(with_ip("2").rc, 2) << "ip's failure is the probe's";
-  run = testing::run_probe_body(net_probe_body(), {{"/sys/class/net", root.path() + "/net"},
-                                                   {"command -v ip ", "command -v gpuctl-test-no-such-ip "}});
+  // No ip: the IPv6 addresses from /proc/net/if_inet6 (here a copy in the kernel's format, the
+  // names right-aligned as addrconf.c prints them), IPv4 unknown.
+  std::ofstream(root.path() + "/if_inet6") << "fe8000000000000000fc00fffe000001 04 40 20 80     ib0\n"
+                                              "20010db8000000000000000000000007 07 40 00 80   bond0\n"
+                                              "00000000000000000000000000000001 01 80 10 80      lo\n";
+  const auto without_ip = [&](const std::string& if_inet6) {
+    return testing::run_probe_body(net_probe_body(), {{"/sys/class/net", root.path() + "/net"},
+                                                      {"command -v ip ", "command -v gpuctl-test-no-such-ip "},
+                                                      {"/proc/net/if_inet6", if_inet6}});
+  };
+  run = without_ip(root.path() + "/if_inet6");
+  EXPECT_EQ(run.rc, 0);
+  interfaces = facts::parse_net_interfaces(run.out);
+  ASSERT_TRUE(interfaces) << interfaces.error().to_string() << "\n" << run.out;
+  EXPECT_EQ((*interfaces)[0].addresses, std::vector<std::string>{"2001:db8::7/64"});
+  EXPECT_EQ((*interfaces)[1].addresses, std::vector<std::string>{"fe80::fc:ff:fe00:1/64"});
+  EXPECT_EQ((*interfaces)[2].addresses, std::vector<std::string>{"::1/128"});
+  EXPECT_TRUE(std::ranges::all_of(*interfaces, [](const NetInterface& i) { return i.ipv6_only; }));
+  // Nor /proc/net/if_inet6 (IPv6 disabled): the addresses are unknown, never none.
+  run = without_ip(root.path() + "/none");
   EXPECT_EQ(run.rc, 0);
   interfaces = facts::parse_net_interfaces(run.out);
   ASSERT_TRUE(interfaces) << run.out;
@@ -285,6 +304,33 @@ TEST(NetInterfacesParser, ReadsTheCaptureAndRefusesWhatTheProbeDoesNotPrint) {
                           "iface eth0 up\n4: eth0 inet 10.0.0.1/8\niface lo unknown\n",  // sysfs after ip
                           "iface eth0 up\nno_ip_command\n4: eth0 inet 10.0.0.1/8\n"})
     EXPECT_FALSE(facts::parse_net_interfaces(bad)) << bad;
+  // Without ip: /proc/net/if_inet6's IPv6 addresses in RFC 5952's form, IPv4 unknown.
+  const auto no_ip = facts::parse_net_interfaces(read_test_data("net/probe-build-host-no-ip.txt"));
+  ASSERT_TRUE(no_ip) << no_ip.error().to_string();
+  EXPECT_EQ((*no_ip)[0].addresses, (std::vector<std::string>{"fe80::fc:ff:fe00:1/64", "fd00::2/64"}));
+  EXPECT_TRUE((*no_ip)[0].ipv6_only);
+  EXPECT_EQ((*no_ip)[1].addresses, std::vector<std::string>{});
+  EXPECT_EQ((*no_ip)[3].addresses, std::vector<std::string>{"::1/128"});
+  const auto one = [](const std::string& hex, const std::string& prefix) -> std::string {
+    const auto parsed =
+        facts::parse_net_interfaces("iface eth0 up\nno_ip_command\nif_inet6_read\nif_inet6 eth0 " + hex + " " + prefix + "\n");
+    return parsed && parsed->front().addresses && !parsed->front().addresses->empty() ? parsed->front().addresses->front()
+                                                                                     : "refused";
+  };
+  EXPECT_EQ(one("20010db8000000000000000000000001", "40"), "2001:db8::1/64");
+  EXPECT_EQ(one("00000000000000000000000000000000", "0"), "::/0");
+  EXPECT_EQ(one("20010db8000000010000000000000000", "30"), "2001:db8:0:1::/48");
+  EXPECT_EQ(one("20010db8000000000001000000000001", "40"), "2001:db8::1:0:0:1/64") << "the first of equal runs";
+  EXPECT_EQ(one("20010db8000000010001000100010001", "40"), "2001:db8:0:1:1:1:1:1/64") << "one zero group stays";
+  EXPECT_EQ(one("FE8000000000000000FC00FFFE000001", "40"), "fe80::fc:ff:fe00:1/64");
+  for (const auto& [hex, prefix] : std::vector<std::pair<std::string, std::string>>{
+           {"fe80", "40"}, {"fe8000000000000000fc00fffe00000g", "40"}, {"20010db8000000000000000000000001", "81"},
+           {"20010db8000000000000000000000001", "x"}})
+    EXPECT_EQ(one(hex, prefix), "refused") << hex << " " << prefix;
+  for (const char* bad : {"iface eth0 up\nif_inet6 eth0 fe8000000000000000fc00fffe000001 40\n",  // ip was read
+                          "iface eth0 up\nno_ip_command\nif_inet6_read\n4: eth0 inet 10.0.0.1/8\n",
+                          "iface eth0 up\nif_inet6_read\n", "iface eth0 up\nno_ip_command\nno_ip_command\n"})
+    EXPECT_FALSE(facts::parse_net_interfaces(bad)) << bad;
   // Families other than IPv4 and IPv6, and interfaces sysfs did not list, are left out.
   const auto other = facts::parse_net_interfaces("iface eth0 up\n4: eth0    link/ieee802.15.4 x\n5: new0 inet 10.0.0.1/8\n");
   ASSERT_TRUE(other);
@@ -300,7 +346,8 @@ TEST(NetInterfacesFacts, JsonAndText) {
   const auto j = nlohmann::json::parse(facts::facts_to_json(facts));
   EXPECT_EQ(j["net_interfaces"][0], nlohmann::json({{"name", "eth0"},
                                                      {"operstate", "up"},
-                                                     {"addresses", {"192.0.2.2/24", "fd00::2/64", "fe80::fc:ff:fe00:1/64"}}}));
+                                                     {"addresses", {"192.0.2.2/24", "fd00::2/64", "fe80::fc:ff:fe00:1/64"}},
+                                                     {"ipv6_only", false}}));
   EXPECT_EQ(j["net_interfaces"][1]["addresses"], nlohmann::json::array());
   EXPECT_EQ(j["net_interfaces"].size(), 4u);
   EXPECT_NE(facts::render_facts_text(facts).find("  network interfaces: eth0 (up, 192.0.2.2/24 +2), ifb0 (down, no address), "
@@ -392,6 +439,27 @@ TEST_F(NcclSocketIfnameCheck, AnInterfaceWithoutAnAddressIsNoneToNccl) {
       << r.detail;
   // Selecting nothing stays a failure, addresses or not.
   EXPECT_EQ(with("=bond0").status, CheckStatus::fail);
+}
+
+// No ip on the node (the lent H200): the IPv6 addresses from /proc/net/if_inet6 prove an
+// interface NCCL can take; without one, IPv4 is unknown and the check an error, never a fail.
+TEST_F(NcclSocketIfnameCheck, OnlyIpv6ReadWithoutIp) {
+  auto interfaces = facts::parse_net_interfaces(read_test_data("net/probe-build-host-no-ip.txt"));
+  ASSERT_TRUE(interfaces);
+  state.facts.net_interfaces = Fact<std::vector<NetInterface>>::of(*interfaces);
+  auto r = with("^docker,lo");
+  EXPECT_EQ(r.status, CheckStatus::pass) << r.detail;
+  EXPECT_EQ(r.observed, "eth0 (up, fe80::fc:ff:fe00:1/64 +1), ifb0 (down, no IPv6 address, IPv4 unknown), ifb1 (down, no "
+                        "IPv6 address, IPv4 unknown), lo (unknown, ::1/128)");
+  EXPECT_EQ(r.detail, "NCCL takes eth0 (up, fe80::fc:ff:fe00:1/64 +1); also selected, its IPv4 address unknown: ifb0 "
+                      "(down, no IPv6 address, IPv4 unknown), ifb1 (down, no IPv6 address, IPv4 unknown)");
+  r = with("=ifb0");
+  EXPECT_EQ(r.status, CheckStatus::error);
+  EXPECT_NE(r.detail.find("which has no IPv6 address, and whether it has an IPv4 one is unknown: the node has no `ip` "
+                          "command (install iproute2)"),
+            std::string::npos)
+      << r.detail;
+  EXPECT_EQ(with("=lo").status, CheckStatus::error) << "::1 alone is no address to NCCL";
 }
 
 TEST_F(NcclSocketIfnameCheck, FailsNamingTheSettingAndTheNodesInterfaces) {

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -122,6 +124,29 @@ TEST(NcclAllreduceRun, ParsesTheRealH200Runs) {
   EXPECT_DOUBLE_EQ(results[1].busbw_gbs, 0.0);
   EXPECT_GT(results[1].algbw_gbs, 100.0);
   EXPECT_EQ(results[1].nccl_version, "22803");
+}
+
+// The multi-process mode on the real H200 (tests/data/nccl/h200-1gpu/multiprocess-*): two
+// processes NCCL saw as two nodes, one result line each amid NCCL's INFO log.
+TEST(NcclAllreduceRun, ParsesTheRealH200MultiProcessRun) {
+  for (const int process : {0, 1}) {
+    const auto text = read_test_data(fmt::format("nccl/h200-1gpu/multiprocess-2026-12-05-process{}.txt", process));
+    ASSERT_NE(text.find("nNodes 2"), std::string::npos) << "NCCL took the processes for two nodes";
+    std::vector<NcclAllreduceResult> results;
+    for (const auto& line : util::split_lines(text))
+      if (line.starts_with("gpuctl-nccl-allreduce:")) {
+        auto result = parse_gpuctl_allreduce_output(line);
+        ASSERT_TRUE(result) << result.error().message;
+        results.push_back(*result);
+      }
+    ASSERT_EQ(results.size(), 1u);
+    EXPECT_EQ(results[0].gpus, 2) << "both processes' GPUs";
+    EXPECT_EQ(results[0].process, process);
+    EXPECT_EQ(results[0].bytes, 67108864);
+    EXPECT_EQ(results[0].wrong, 0);
+    EXPECT_GT(results[0].busbw_gbs, 0.0) << "two ranks: a bus bandwidth, over the socket transport";
+    EXPECT_EQ(results[0].nccl_version, "22803");
+  }
 }
 
 TEST(AllReducePerf, ReadsTheLargestRowOfTheTable) {

@@ -188,14 +188,17 @@ struct InfinibandPort {
 struct NetInterface {
   std::string name;                    // "eth0", "bond0", "lo"
   std::string operstate;               // "up"
-  // "192.0.2.2/24", "fe80::1/64", in ip's order; nullopt: not read (no `ip` on the node).
+  // "192.0.2.2/24", "fe80::1/64", in ip's order; nullopt: not read (no `ip` on the node and no
+  // /proc/net/if_inet6).
   std::optional<std::vector<std::string>> addresses;
+  // Only the IPv6 addresses were read (/proc/net/if_inet6: the node has no `ip`): IPv4 unknown.
+  bool ipv6_only = false;
 
   // The addresses NCCL's socket transport would take the interface for: IPv4 and IPv6 but the
   // IPv6 loopback ::1, which NCCL skips (its findInterfaces). Empty when none or not read.
   std::vector<std::string> nccl_addresses() const;
-  // "eth0 (up, 192.0.2.2/24 +2)", "ib0 (down, no address)"; "eth0 (up)" when the addresses
-  // were not read, "?" for an operstate not read.
+  // "eth0 (up, 192.0.2.2/24 +2)", "ib0 (down, no address)", "ib0 (down, no IPv6 address, IPv4
+  // unknown)"; "eth0 (up)" when the addresses were not read, "?" for an operstate not read.
   std::string summary() const;
 };
 
