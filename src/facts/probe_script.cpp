@@ -137,7 +137,8 @@ constexpr std::string_view k_net_interfaces_probe =
 // those of the port above it: the other end of the GPU's link, which may count the link's errors
 // while the GPU's own counters stay at 0 (the same document). The GPUs are the ones the NVIDIA
 // driver lists under /proc/driver/nvidia/gpus (named by bus id, as sysfs names them). The port is
-// the GPU's parent directory in sysfs's device tree (`cd -P`: no process), when that is a PCI
+// the GPU's parent directory in sysfs's device tree (`cd -P`, then back: no process; not tried
+// where the shell does not know its own directory, $PWD empty), when that is a PCI
 // function ("0000:17:01.0") and not a host bridge ("pci0000:17"); one port above several GPUs is
 // read once. A file the kernel did not create is named `absent`, and the files that exist are
 // read by one grep, whose exit status is the probe's: a file that exists but cannot be read fails
@@ -150,7 +151,7 @@ constexpr std::string_view k_pcie_aer_probe =
     "[ -d \"$d\" ] || { printf 'no_device %s\\n' \"$b\"; continue; }; "
     "for f in aer_dev_correctable aer_dev_fatal aer_dev_nonfatal; do "
     "if [ -e \"$d/$f\" ]; then set -- \"$@\" \"$d/$f\"; else printf 'absent %s %s\\n' \"$b\" \"$f\"; fi; done; "
-    "u=; cd -P -- \"$d/..\" 2>/dev/null && u=${PWD##*/}; cd -- \"$o\" 2>/dev/null || cd /; "
+    "u=; [ -n \"$o\" ] && cd -P -- \"$d/..\" 2>/dev/null && { u=${PWD##*/}; cd -- \"$o\" 2>/dev/null || cd /; }; "
     "case $u in [0-9a-f][0-9a-f][0-9a-f][0-9a-f]:[0-9a-f][0-9a-f]:[0-9a-f][0-9a-f].[0-7]) ;; *) continue;; esac; "
     "printf 'port %s %s\\n' \"$b\" \"$u\"; case $q in *\" $u \"*) continue;; esac; q=\"$q$u \"; "
     "p=/sys/bus/pci/devices/$u; for f in aer_dev_correctable aer_dev_fatal aer_dev_nonfatal; do "

@@ -108,7 +108,7 @@ CheckResult check_nccl_socket_ifname(const CheckInput& in) {
   result.detail = fmt::format("NCCL takes {}", interfaces_text(usable));
   if (!without_address.empty())
     result.detail += without_address.front()->ipv6_only
-                         ? fmt::format("; also selected, its IPv4 address unknown: {}", interfaces_text(without_address))
+                         ? fmt::format("; also selected, IPv4 address unknown: {}", interfaces_text(without_address))
                          : fmt::format("; {} {} no address, which NCCL skips", interfaces_text(without_address),
                                        without_address.size() == 1 ? "has" : "have");
   if (!unmatched.empty()) result.detail += fmt::format("; {} match{} no interface here", util::join(unmatched, ", "),

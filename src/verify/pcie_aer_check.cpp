@@ -92,15 +92,13 @@ CheckResult check_pcie_aer(const CheckInput& in) {
       findings.without.push_back(fmt::format("{}: no /sys/bus/pci/devices/{}", label, bus_id));
       continue;
     }
-    bool judged = judge(findings, label, entry->correctable, entry->fatal, entry->nonfatal);
+    // A GPU counts as judged by its own counters only: the port's do not hold the errors the GPU
+    // itself signals.
+    findings.judged_gpus += judge(findings, label, entry->correctable, entry->fatal, entry->nonfatal) ? 1 : 0;
     // The port at the other end of the link: its errors are this GPU's link's too.
-    if (const auto& port = entry->upstream_port) {
-      if (!ports.contains(port->bus_id))
-        ports[port->bus_id] = judge(findings, fmt::format("{}, port above it {}", label, port->bus_id),
-                                    port->correctable, port->fatal, port->nonfatal);
-      judged = judged || ports[port->bus_id];
-    }
-    findings.judged_gpus += judged ? 1 : 0;
+    if (const auto& port = entry->upstream_port; port && !ports.contains(port->bus_id))
+      ports[port->bus_id] = judge(findings, fmt::format("{}, port above it {}", label, port->bus_id), port->correctable,
+                                  port->fatal, port->nonfatal);
   }
   const auto correctable_text =
       findings.correctable.empty() ? std::string("none") : util::join(findings.correctable, "; ");
@@ -117,16 +115,20 @@ CheckResult check_pcie_aer(const CheckInput& in) {
   if (!findings.unknown.empty())
     return {{}, CheckStatus::error, util::join(findings.unknown, "; "), expected,
             "the AER counters of a GPU were not read; an unknown count is never a pass"};
-  if (findings.judged_gpus == 0)
+  const auto ports_judged =
+      static_cast<std::size_t>(std::ranges::count(ports, true, &std::map<std::string, bool>::value_type::second));
+  if (findings.judged_gpus == 0 && ports_judged == 0)
     return skipped(fmt::format("no PCIe AER statistics in sysfs for the GPUs ({}): a kernel before 4.19 or without "
                                "CONFIG_PCIEAER, or GPUs without the AER capability (common in virtual machines)",
                                util::join(findings.without, "; ")));
-  const auto ports_judged = std::ranges::count(ports, true, &std::map<std::string, bool>::value_type::second);
-  const auto ports_text = ports_judged == 0 ? std::string()
-                                            : fmt::format(" (and {} port{} above them)", ports_judged,
-                                                          ports_judged == 1 ? "" : "s");
-  auto result = pass(fmt::format("{} GPU{}{} without uncorrectable errors; correctable: {}", findings.judged_gpus,
-                                 findings.judged_gpus == 1 ? "" : "s", ports_text, correctable_text),
+  std::vector<std::string> judged;  // "8 GPUs", "8 ports above them"
+  if (findings.judged_gpus > 0)
+    judged.push_back(fmt::format("{} GPU{}", findings.judged_gpus, findings.judged_gpus == 1 ? "" : "s"));
+  if (ports_judged > 0)
+    judged.push_back(fmt::format("{} port{} above {}", ports_judged, ports_judged == 1 ? "" : "s",
+                                 gpus.value->size() == 1 ? "it" : "them"));
+  auto result = pass(fmt::format("{} without uncorrectable errors; correctable: {}", util::join(judged, " and "),
+                                 correctable_text),
                      expected);
   if (!findings.without.empty()) result.detail = "not judged, no AER statistics in sysfs: " + util::join(findings.without, "; ");
   return result;

@@ -451,7 +451,7 @@ TEST_F(NcclSocketIfnameCheck, OnlyIpv6ReadWithoutIp) {
   EXPECT_EQ(r.status, CheckStatus::pass) << r.detail;
   EXPECT_EQ(r.observed, "eth0 (up, fe80::fc:ff:fe00:1/64 +1), ifb0 (down, no IPv6 address, IPv4 unknown), ifb1 (down, no "
                         "IPv6 address, IPv4 unknown), lo (unknown, ::1/128)");
-  EXPECT_EQ(r.detail, "NCCL takes eth0 (up, fe80::fc:ff:fe00:1/64 +1); also selected, its IPv4 address unknown: ifb0 "
+  EXPECT_EQ(r.detail, "NCCL takes eth0 (up, fe80::fc:ff:fe00:1/64 +1); also selected, IPv4 address unknown: ifb0 "
                       "(down, no IPv6 address, IPv4 unknown), ifb1 (down, no IPv6 address, IPv4 unknown)");
   r = with("=ifb0");
   EXPECT_EQ(r.status, CheckStatus::error);

@@ -463,7 +463,7 @@ TEST_F(PcieAerCheck, ThePortAboveAGpuIsJudgedAsItsLink) {
   set_aer(text);
   r = run("pcie_aer");
   EXPECT_EQ(r.status, CheckStatus::pass) << r.detail;
-  EXPECT_EQ(r.observed, "8 GPUs (and 8 ports above them) without uncorrectable errors; correctable: GPU 7 "
+  EXPECT_EQ(r.observed, "8 GPUs and 8 ports above them without uncorrectable errors; correctable: GPU 7 "
                         "(1653724067185) 00000000:DB:00.0, port above it 0000:da:00.0: BadTLP 5 (TOTAL_ERR_COR 5)");
 }
 
@@ -492,13 +492,21 @@ TEST_F(PcieAerCheck, PortsWithAndWithoutStatistics) {
   ASSERT_EQ(r.status, CheckStatus::fail);
   EXPECT_EQ(r.observed, "GPU 1 (1653724067179) 00000000:2A:00.0, port above it 0000:29:00.0: fatal TOTAL_ERR_FATAL 3; "
                         "correctable: none");
-  // The same, the shared port clean: every GPU judged, two ports.
+  // The same, the shared port clean: two GPUs judged by their own counters (GPU 0 has none: its
+  // port's do not hold what the GPU itself signals), two ports.
   set_aer("gpu 0000:18:00.0\n" + absent("0000:18:00.0") + "port 0000:18:00.0 0000:17:00.0\n" +
           files("0000:17:00.0", "0") + "gpu 0000:2a:00.0\nport 0000:2a:00.0 0000:29:00.0\n" + files("0000:2a:00.0", "0") +
           files("0000:29:00.0", "0") + "gpu 0000:3a:00.0\nport 0000:3a:00.0 0000:29:00.0\n" + files("0000:3a:00.0", "0"));
   r = run("pcie_aer");
   EXPECT_EQ(r.status, CheckStatus::pass) << r.detail;
-  EXPECT_EQ(r.observed, "3 GPUs (and 2 ports above them) without uncorrectable errors; correctable: none");
+  EXPECT_EQ(r.observed, "2 GPUs and 2 ports above them without uncorrectable errors; correctable: none");
+  EXPECT_EQ(r.detail, "not judged, no AER statistics in sysfs: GPU 0 (1653724067178) 00000000:18:00.0: no aer_dev_* files");
+  // One GPU without statistics of its own, its port with them: the port is judged, the GPU named.
+  state.facts.gpus.value->resize(1);
+  set_aer("gpu 0000:18:00.0\n" + absent("0000:18:00.0") + "port 0000:18:00.0 0000:17:00.0\n" + files("0000:17:00.0", "0"));
+  r = run("pcie_aer");
+  EXPECT_EQ(r.status, CheckStatus::pass) << r.detail;
+  EXPECT_EQ(r.observed, "1 port above it without uncorrectable errors; correctable: none");
   EXPECT_EQ(r.detail, "not judged, no AER statistics in sysfs: GPU 0 (1653724067178) 00000000:18:00.0: no aer_dev_* files");
   // Neither the GPU nor its port keeps statistics: skipped, both named.
   state.facts.gpus.value->resize(1);
