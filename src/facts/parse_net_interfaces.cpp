@@ -19,22 +19,10 @@ bool all_digits(std::string_view text) {
   return !text.empty() && std::ranges::all_of(text, [](unsigned char c) { return std::isdigit(c) != 0; });
 }
 
-std::vector<std::string_view> words(std::string_view line) {
-  std::vector<std::string_view> list;
-  std::size_t at = 0;
-  while (at < line.size()) {
-    while (at < line.size() && std::isspace(static_cast<unsigned char>(line[at])) != 0) ++at;
-    const auto start = at;
-    while (at < line.size() && std::isspace(static_cast<unsigned char>(line[at])) == 0) ++at;
-    if (at > start) list.push_back(line.substr(start, at - start));
-  }
-  return list;
-}
-
 // One line of `ip -o addr show`: "<index>: <name>    <family> <address>/<prefix> ... \ valid_lft ...".
 // Only IPv4 and IPv6 addresses are kept: the families NCCL's socket transport uses.
 Result<void> read_address(std::vector<NetInterface>& interfaces, std::string_view line) {
-  const auto fields = words(line);
+  const auto fields = util::split_words(line);
   if (fields.size() < 4 || !fields[0].ends_with(':') || !all_digits(fields[0].substr(0, fields[0].size() - 1)))
     return fail(ErrorCode::parse, fmt::format("'{}' is not ip's '<index>: <name> <family> <address>'", line));
   if (fields[2] != "inet" && fields[2] != "inet6") return {};
@@ -74,7 +62,7 @@ std::optional<std::string> ipv6_text(std::string_view hex) {
 
 // One address line of the probe's /proc/net/if_inet6 read: "if_inet6 <name> <32 hex> <prefix hex>".
 Result<void> read_if_inet6(std::vector<NetInterface>& interfaces, std::string_view line) {
-  const auto fields = words(line);
+  const auto fields = util::split_words(line);
   const auto address = fields.size() == 4 ? ipv6_text(fields[2]) : std::nullopt;
   unsigned prefix = 0;
   const auto [ptr, ec] = fields.size() == 4 ? std::from_chars(fields[3].data(), fields[3].data() + fields[3].size(), prefix, 16)

@@ -32,6 +32,19 @@ std::vector<std::string> split_lines(std::string_view text) {
   return lines;
 }
 
+std::vector<std::string_view> split_words(std::string_view text) {
+  const auto is_space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  std::vector<std::string_view> words;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    while (at < text.size() && is_space(text[at])) ++at;
+    const auto start = at;
+    while (at < text.size() && !is_space(text[at])) ++at;
+    if (at > start) words.push_back(text.substr(start, at - start));
+  }
+  return words;
+}
+
 std::string join(std::span<const std::string> parts, std::string_view separator) {
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i) {

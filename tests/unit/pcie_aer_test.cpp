@@ -37,15 +37,21 @@ std::vector<GpuPcieAer> parse_ok(const std::string& text) {
   return gpus ? *gpus : std::vector<GpuPcieAer>{};
 }
 
-// The probe's form of one device's three files: "gpu <bus id>", then grep's "<path>:<line>".
-std::string probe_form(const std::string& bus_id, const std::string& correctable, const std::string& fatal,
-                       const std::string& nonfatal) {
-  std::string out = "gpu " + bus_id + "\n";
+// grep's "<path>:<line>" lines of one PCI function's three files, as the probe prints them.
+std::string aer_lines(const std::string& bus_id, const std::string& correctable, const std::string& fatal,
+                      const std::string& nonfatal) {
+  std::string out;
   const std::pair<const char*, const std::string*> files[] = {
       {"aer_dev_correctable", &correctable}, {"aer_dev_fatal", &fatal}, {"aer_dev_nonfatal", &nonfatal}};
   for (const auto& [file, text] : files)
     for (const auto& line : util::split_lines(*text)) out += "/sys/bus/pci/devices/" + bus_id + "/" + file + ":" + line + "\n";
   return out;
+}
+
+// The probe's form of one GPU: "gpu <bus id>", then its files' lines.
+std::string probe_form(const std::string& bus_id, const std::string& correctable, const std::string& fatal,
+                       const std::string& nonfatal) {
+  return "gpu " + bus_id + "\n" + aer_lines(bus_id, correctable, fatal, nonfatal);
 }
 
 // ---- parser -----------------------------------------------------------------------------
@@ -114,22 +120,17 @@ TEST(PcieAerParser, AbsentFilesAndDevicesAreNotZeros) {
 // The port above a GPU ("port <GPU> <port>"): its files are read once, however many GPUs it is
 // above, and it is kept beside each of them.
 TEST(PcieAerParser, ReadsThePortAboveEachGpu) {
-  const auto port = probe_form("0000:17:01.0", "RxErr 0\nTOTAL_ERR_COR 0\n", "SDES 1\nTOTAL_ERR_FATAL 1\n",
-                               "CmpltTO 0\nTOTAL_ERR_NONFATAL 0\n");
+  const auto port_files = aer_lines("0000:17:01.0", "RxErr 0\nTOTAL_ERR_COR 0\n", "SDES 1\nTOTAL_ERR_FATAL 1\n",
+                                    "CmpltTO 0\nTOTAL_ERR_NONFATAL 0\n");
   const auto gpu = probe_form("0000:18:00.0", "RxErr 0\nTOTAL_ERR_COR 0\n", "SDES 0\nTOTAL_ERR_FATAL 0\n",
                               "CmpltTO 0\nTOTAL_ERR_NONFATAL 0\n");
-  // probe_form's first line, "gpu <bus id>", is not wanted for a port (announced by "port" lines)
-  // nor for a GPU announced before its files.
-  const auto files_only = [](const std::string& form) { return form.substr(form.find('\n') + 1); };
-  const auto port_files = files_only(port);
   const auto gpus = parse_ok(gpu + "port 0000:18:00.0 0000:17:01.0\n" + port_files +
                              "gpu 0000:19:00.0\nport 0000:19:00.0 0000:17:01.0\n"
                              "absent 0000:19:00.0 aer_dev_correctable\nabsent 0000:19:00.0 aer_dev_fatal\n"
                              "absent 0000:19:00.0 aer_dev_nonfatal\n"
                              "gpu 0000:2a:00.0\nport 0000:2a:00.0 0000:29:01.0\nabsent 0000:29:01.0 aer_dev_correctable\n"
                              "absent 0000:29:01.0 aer_dev_fatal\nabsent 0000:29:01.0 aer_dev_nonfatal\n" +
-                             files_only(probe_form("0000:2a:00.0", "TOTAL_ERR_COR 0\n", "TOTAL_ERR_FATAL 0\n",
-                                                   "TOTAL_ERR_NONFATAL 0\n")) +
+                             aer_lines("0000:2a:00.0", "TOTAL_ERR_COR 0\n", "TOTAL_ERR_FATAL 0\n", "TOTAL_ERR_NONFATAL 0\n") +
                              "gpu 0000:00:06.0\nno_device 0000:00:06.0\n");
   ASSERT_EQ(gpus.size(), 4u);
   ASSERT_TRUE(gpus[0].upstream_port && gpus[1].upstream_port && gpus[2].upstream_port);
@@ -471,13 +472,7 @@ TEST_F(PcieAerCheck, ThePortAboveAGpuIsJudgedAsItsLink) {
 // a port without statistics is named, never read as zero.
 TEST_F(PcieAerCheck, PortsWithAndWithoutStatistics) {
   const auto files = [](const std::string& bus, const std::string& fatal_total) {
-    std::string out;
-    for (const auto& [file, line] : std::vector<std::pair<std::string, std::string>>{
-             {"aer_dev_correctable", "TOTAL_ERR_COR 0"},
-             {"aer_dev_fatal", "TOTAL_ERR_FATAL " + fatal_total},
-             {"aer_dev_nonfatal", "TOTAL_ERR_NONFATAL 0"}})
-      out += "/sys/bus/pci/devices/" + bus + "/" + file + ":" + line + "\n";
-    return out;
+    return aer_lines(bus, "TOTAL_ERR_COR 0\n", "TOTAL_ERR_FATAL " + fatal_total + "\n", "TOTAL_ERR_NONFATAL 0\n");
   };
   const auto absent = [](const std::string& bus) {
     return "absent " + bus + " aer_dev_correctable\nabsent " + bus + " aer_dev_fatal\nabsent " + bus + " aer_dev_nonfatal\n";

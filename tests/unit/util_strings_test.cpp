@@ -25,4 +25,12 @@ TEST(SplitLines, DropsTrailingNewlineAndCarriageReturns) {
   EXPECT_TRUE(split_lines("").empty());
 }
 
+TEST(SplitWords, SplitsOnRunsOfWhitespace) {
+  EXPECT_EQ(split_words("4: eth0    inet 10.0.0.1/8\t scope"),
+            (std::vector<std::string_view>{"4:", "eth0", "inet", "10.0.0.1/8", "scope"}));
+  EXPECT_EQ(split_words("  lead and trail  "), (std::vector<std::string_view>{"lead", "and", "trail"}));
+  EXPECT_TRUE(split_words(" \t ").empty());
+  EXPECT_TRUE(split_words("").empty());
+}
+
 TEST(TailLines, KeepsLastLines) { EXPECT_EQ(tail_lines("1\n2\n3\n", 2), "2\n3"); }

@@ -12,6 +12,8 @@ namespace gpuctl::util {
 std::string_view trim(std::string_view text);
 std::vector<std::string> split(std::string_view text, char separator);
 std::vector<std::string> split_lines(std::string_view text);  // drops a trailing empty line
+// The words of `text` between runs of whitespace (none empty), as views into it.
+std::vector<std::string_view> split_words(std::string_view text);
 std::string join(std::span<const std::string> parts, std::string_view separator);
 std::string to_lower(std::string_view text);
 
