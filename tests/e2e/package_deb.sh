@@ -78,8 +78,11 @@ echo "# packaged-template-marker" >>"$root/usr/share/gpuctl/templates/nccl.conf.
   fail "render failed"
 grep -rq "packaged-template-marker" "$work/rendered" || fail "render did not use $root/usr/share/gpuctl/templates"
 
-zcat "$root/usr/share/man/man1/gpuctl.1.gz" | grep -q '^\.TH GPUCTL "1"' || fail "man page has no .TH header"
-zcat "$root/usr/share/man/man1/gpuctl.1.gz" | grep -q 'gpuctl verify' || fail "man page lacks the verify section"
+# Whole, then searched: under pipefail, `zcat | grep -q` fails at random once the page is larger
+# than zcat's first write (grep quits at the first match, zcat gets SIGPIPE).
+man_page=$(zcat "$root/usr/share/man/man1/gpuctl.1.gz") || fail "the man page does not decompress"
+grep -q '^\.TH GPUCTL "1"' <<<"$man_page" || fail "man page has no .TH header: $(head -3 <<<"$man_page")"
+grep -q 'gpuctl verify' <<<"$man_page" || fail "man page lacks the verify section"
 
 # bash: the completion loads, is bound to gpuctl, and completes from the binary's help.
 PATH="$root/usr/bin:$PATH" bash --norc --noprofile -c '
@@ -215,7 +218,8 @@ result=$(systemctl show -P Result gpuctl-verify.service) status=$(systemctl show
 [ "$result" = success ] && [ "$status" = 3 ] || no "failing checks: Result=$result ExecMainStatus=$status, expected success and 3: $(journalctl -u gpuctl-verify.service --no-pager | tail -40)"
 # gpuctl's records reach the journal with priorities: the failing node is an error.
 journalctl --sync 2>/dev/null || true
-journalctl -u gpuctl-verify.service -p err -o cat --no-pager | grep -q '^node01: node failed' ||
+errors=$(journalctl -u gpuctl-verify.service -p err -o cat --no-pager)
+grep -q '^node01: node failed' <<<"$errors" ||
   no "journalctl -p err lists no failed node01: $(journalctl -u gpuctl-verify.service -o cat --no-pager | tail -20)"
 test -f $prom || no "no $prom"
 [ "$(stat -c %a $prom)" = 644 ] || no "$prom is mode $(stat -c %a $prom), node_exporter could not read it"

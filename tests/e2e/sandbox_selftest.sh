@@ -156,7 +156,7 @@ check "heal package-broken: dpkg --configure -a succeeds" node_ssh $N1 'dpkg --c
 
 S fault node02 reboot-hang 2>/dev/null
 node_ssh $N2 systemctl reboot 2>/dev/null; sleep 5
-check "fault reboot-hang: the node does not come back" eval '! node_ssh $N2 true 2>/dev/null && S status | grep -q "node02 .*hung-in-reboot"'
+check "fault reboot-hang: the node does not come back" eval '! node_ssh $N2 true 2>/dev/null && grep -q "node02 .*hung-in-reboot" <<<"$(S status)"'
 S heal node02 2>/dev/null
 check "heal reboot-hang: the node boots" wait_ssh $N2 60
 
