@@ -39,7 +39,7 @@ std::optional<std::string> ipv6_text(std::string_view hex) {
   if (hex.size() != 32 || !std::ranges::all_of(hex, [](unsigned char c) { return std::isxdigit(c) != 0; }))
     return std::nullopt;
   std::array<unsigned, 8> groups{};
-  for (std::size_t i = 0; i < 8; ++i) groups[i] = static_cast<unsigned>(std::stoul(std::string(hex.substr(i * 4, 4)), nullptr, 16));
+  for (std::size_t i = 0; i < 8; ++i) std::from_chars(hex.data() + i * 4, hex.data() + i * 4 + 4, groups[i], 16);
   std::size_t best = 8, best_length = 0;
   for (std::size_t i = 0; i < 8;) {
     std::size_t j = i;
