@@ -5,13 +5,37 @@
 #include <gpuctl/plan/program_files.hpp>
 #include <gpuctl/playbook/loader.hpp>
 #include <gpuctl/template/renderer.hpp>
+#include <gpuctl/util/file_io.hpp>
 #include <gpuctl/util/strings.hpp>
+#include <gpuctl/verify/catalog.hpp>
 
 #include <fmt/format.h>
 
 namespace gpuctl {
 
-LoadResult run_validate(const std::string& path) { return load_inventory(path); }
+PlaybookRules playbook_rules() { return {playbook_check_names()}; }
+
+LoadResult run_validate(const std::string& path, const std::vector<std::string>& playbooks) {
+  auto result = load_inventory(path);
+  bool playbook_errors = false;
+  for (const auto& name : playbooks.empty() ? default_playbook_names() : playbooks) {
+    auto found = find_playbook(name);
+    auto text = found ? util::read_local_file(*found, "playbook") : Result<std::string>(std::unexpected(found.error()));
+    if (!text) {
+      result.diagnostics.push_back({Severity::error, name, 0, 0, text.error().message, text.error().hint});
+      playbook_errors = true;
+      continue;
+    }
+    auto checked = check_playbook_text(*text, *found, playbook_rules());
+    for (auto& diagnostic : checked.diagnostics) {
+      playbook_errors |= diagnostic.severity == Severity::error;
+      result.diagnostics.push_back(std::move(diagnostic));
+    }
+  }
+  // The inventory is valid only with the playbooks it would run.
+  if (playbook_errors) result.inventory.reset();
+  return result;
+}
 
 std::string describe_nodes_folded(std::span<const Node* const> nodes) {
   std::vector<NodeText> items;
@@ -70,7 +94,7 @@ std::expected<std::vector<NodeFiles>, Failure> run_render(const RenderRequest& r
   auto nodes = select_nodes(inventory, request.node.empty() ? request.limit : request.node);
   if (!nodes) return std::unexpected(Failure{Verdict::invalid_input, nodes.error().to_string()});
   const std::string templates_dir = request.templates_dir.empty() ? default_templates_dir() : request.templates_dir;
-  auto playbooks = load_playbooks(request.playbooks.empty() ? default_playbook_names() : request.playbooks);
+  auto playbooks = load_playbooks(request.playbooks.empty() ? default_playbook_names() : request.playbooks, playbook_rules());
   if (!playbooks) return std::unexpected(Failure{Verdict::invalid_input, playbooks.error().to_string()});
   auto rendered = render_program_files(inventory, *nodes, *playbooks, templates_dir);
   if (!rendered) return std::unexpected(Failure{Verdict::error, rendered.error().to_string()});

@@ -1,7 +1,7 @@
 // Beginning and finishing a recorded run (recorded_run.hpp).
 #include "recorded_run.hpp"
 
-#include <gpuctl/plan/secrets.hpp>
+#include <gpuctl/state/secret_store.hpp>
 #include <gpuctl/util/strings.hpp>
 
 #include <filesystem>
@@ -36,7 +36,7 @@ std::string lock_key(const std::string& inventory_path) {
 }  // namespace
 
 Result<std::unique_ptr<state::StateStore>> open_state_store(const std::string& path) {
-  return state::StateStore::open(state::state_db_path(path, default_state_dir()));
+  return state::StateStore::open(state::state_db_path(path, state::default_state_dir()));
 }
 
 std::expected<RecordedRun, Failure> begin_recorded_run(RunInputs& inputs, const RunEnvironment& env,

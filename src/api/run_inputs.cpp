@@ -1,9 +1,11 @@
 // Loading a run's inputs once, for every use case on nodes (run_inputs.hpp).
 #include "run_inputs.hpp"
 
+#include <gpuctl/api/inventory_use_case.hpp>
+
 #include <gpuctl/inventory/loader.hpp>
-#include <gpuctl/plan/secrets.hpp>
 #include <gpuctl/playbook/loader.hpp>
+#include <gpuctl/state/secret_store.hpp>
 #include <gpuctl/template/renderer.hpp>
 
 namespace gpuctl::use_case {
@@ -16,6 +18,13 @@ std::optional<ConnectionKind> connection_override(const std::string& text) {
 }
 
 }  // namespace
+
+SecretProvider secret_store_at(const std::string& secrets_dir) {
+  return SecretProvider{
+      .load_or_create = [secrets_dir](const std::string& name) { return state::load_or_create_secret(secrets_dir, name); },
+      .load = [secrets_dir](const std::string& name) { return state::load_secret(secrets_dir, name); },
+  };
+}
 
 std::expected<std::unique_ptr<SelectedInventory>, Failure> load_selected(const std::string& path,
                                                                          const std::string& limit,
@@ -38,7 +47,7 @@ std::expected<std::unique_ptr<RunInputs>, Failure> load_run_inputs(const RunTarg
   if (!selected) return std::unexpected(selected.error());
   inputs->selected = std::move(*selected);
   const auto playbook_names = target.playbooks.empty() ? default_playbook_names() : target.playbooks;
-  auto playbooks = load_playbooks(playbook_names);
+  auto playbooks = load_playbooks(playbook_names, playbook_rules());
   if (!playbooks) return std::unexpected(Failure{Verdict::invalid_input, playbooks.error().to_string()});
   inputs->playbooks = std::move(*playbooks);
   auto& session = inputs->session;
@@ -47,11 +56,11 @@ std::expected<std::unique_ptr<RunInputs>, Failure> load_run_inputs(const RunTarg
   session.cancel = env.cancel;
   session.sources.templates_dir = target.templates_dir.empty() ? default_templates_dir() : target.templates_dir;
   if (env.secrets_dir.empty()) {
-    auto secrets_dir = default_secrets_dir(inputs->selected->inventory.cluster.name);
+    auto secrets_dir = state::default_secrets_dir(inputs->selected->inventory.cluster.name);
     if (!secrets_dir) return std::unexpected(Failure{Verdict::invalid_input, secrets_dir.error().to_string()});
-    session.sources.secrets_dir = std::move(*secrets_dir);
+    session.sources.secret_store = secret_store_at(*secrets_dir);
   } else {
-    session.sources.secrets_dir = env.secrets_dir;
+    session.sources.secret_store = secret_store_at(env.secrets_dir);
   }
   inputs->factory = env.transport_factory ? env.transport_factory
                                           : default_transport_factory(connection_override(target.connection));
@@ -69,5 +78,5 @@ std::unique_ptr<Session> make_session(RunInputs& inputs) {
 }  // namespace gpuctl::use_case
 
 namespace gpuctl {
-std::string default_run_log_dir() { return default_state_dir() + "/logs"; }
+std::string default_run_log_dir() { return state::default_state_dir() + "/logs"; }
 }  // namespace gpuctl

@@ -25,6 +25,10 @@ std::expected<std::unique_ptr<SelectedInventory>, Failure> load_selected(const s
                                                                          const std::string& limit,
                                                                          const RunEnvironment& env);
 
+// The secret provider of a run's programs: the state module's secret store at `secrets_dir`
+// (load_or_create_secret, load_secret), which the planner must not open itself.
+SecretProvider secret_store_at(const std::string& secrets_dir);
+
 // Everything a Session needs, and the run's listeners (a TeeHooks: the progress display
 // first, then whatever is added, e.g. the run recorder).
 struct RunInputs {

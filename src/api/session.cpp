@@ -6,11 +6,11 @@
 #include <gpuctl/apply/drain.hpp>
 #include <gpuctl/apply/prefetch.hpp>
 #include <gpuctl/facts/state_probe.hpp>
-#include <gpuctl/plan/secrets.hpp>
 #include <gpuctl/template/renderer.hpp>
 #include <gpuctl/util/clock.hpp>
 #include <gpuctl/util/open_files.hpp>
 #include <gpuctl/util/sha256.hpp>
+#include <gpuctl/verify/catalog.hpp>
 #include <gpuctl/verify/dcgm_diag.hpp>
 #include <gpuctl/verify/nccl_allreduce.hpp>
 
@@ -60,19 +60,25 @@ const NodeFacts* Session::probed_facts(std::size_t index) const {
   return &*m_data[index]->facts;
 }
 
-Result<NodeState> Session::probe_node(std::size_t index, ProbePurpose purpose) {
+Result<const NodeProgram*> Session::node_program(std::size_t index) {
   auto& data = *m_data[index];
-  const Node& node = *m_nodes[index];
   if (!data.program) {
-    auto program = resolve_program(m_inventory, node, m_playbooks, m_options.sources);
+    auto program = resolve_program(m_inventory, *m_nodes[index], m_playbooks, m_options.sources);
     if (!program) return std::unexpected(program.error());
     data.program = std::move(*program);
   }
+  return &*data.program;
+}
+
+Result<NodeState> Session::probe_node(std::size_t index, std::string_view purpose, const ProbeExtras& extras) {
+  auto& data = *m_data[index];
+  const Node& node = *m_nodes[index];
+  if (auto program = node_program(index); !program) return std::unexpected(program.error());
   auto transport = m_pool.get(node);
   if (!transport) return std::unexpected(transport.error());
-  auto probe = facts::run_state_probe(**transport, node_probe_options(*data.program, purpose), node.connection.become);
+  auto probe = facts::run_state_probe(**transport, node_probe_options(*data.program, extras), node.connection.become);
   if (!probe) return std::unexpected(probe.error());
-  m_hooks.on_probe_done(node.name, purpose == ProbePurpose::plan ? "plan" : "verify", probe->duration);
+  m_hooks.on_probe_done(node.name, purpose, probe->duration);
   auto state = parse_node_state(*data.program, *probe);
   // Package names are an OS's: a node of another OS than the profile's is refused, not planned.
   if (state && state->facts.os.present()) {
@@ -106,7 +112,7 @@ Plan Session::plan() {
   const auto options = executor_options("plan");
   const auto outcomes = exec::run_on_nodes(m_nodes, [&](std::size_t i, const Node& node) -> exec::TaskResult {
     m_hooks.on_node_start(node.name, "plan");
-    auto state = probe_node(i, ProbePurpose::plan);
+    auto state = probe_node(i, "plan");
     if (!state) {
       plan.nodes[i] = NodePlan{node.name, is_connection_error(state.error()) ? NodePlanStatus::unreachable : NodePlanStatus::failed,
                                state.error().to_string(), {}, {}};
@@ -136,7 +142,7 @@ Result<void> Session::generate_missing_secrets() {
     for (auto& step : data->program->steps)
       for (auto& resolved : step.resources) {
         if (!resolved.secret_missing) continue;
-        auto secret = load_or_create_secret(m_options.sources.secrets_dir, resolved.resource.file.secret);
+        auto secret = m_options.sources.secret_store.load_or_create(resolved.resource.file.secret);
         if (!secret) return std::unexpected(secret.error());
         resolved.content = std::move(*secret);
         resolved.content_digest = util::sha256_hex(resolved.content);
@@ -155,7 +161,7 @@ exec::TaskResult Session::apply_one(std::size_t i, const NodePlan* node_plan, bo
             node_plan->error};
   m_hooks.on_node_start(node.name, "apply");
   if (check_fresh || !m_data[i]->program) {
-    auto fresh = probe_node(i, ProbePurpose::plan);
+    auto fresh = probe_node(i, "plan");
     if (!fresh) return from_error(fresh.error());
     const bool stale = check_fresh && fresh->fingerprint() != node_plan->state_fingerprint;
     keep_facts(i, std::move(*fresh));
@@ -243,18 +249,22 @@ std::vector<NodeApplyOutcome> Session::apply(const Plan& plan, bool check_fresh)
 }
 
 exec::TaskResult Session::verify_one(std::size_t i, IgnoredDrain ignored, DcgmDiagRequest dcgm, std::vector<CheckResult>& checks) {
-  auto gathered = probe_node(i, ProbePurpose::verify);
+  auto resolved = node_program(i);
+  if (!resolved) return from_error(resolved.error());
+  const NodeProgram& program = **resolved;
+  const auto checks_wanted = program.checks();
+  // The catalog says what the checks read and run; the session knows no check by name.
+  const auto needs = check_needs(checks_wanted);
+  auto gathered = probe_node(i, "verify", needs.probe_extras());
   if (!gathered) return from_error(gathered.error());
   NodeState& state = *gathered;
   m_data[i]->facts = state.facts;  // a copy: recorded even when the all-reduce below cannot run
   if (ignored != IgnoredDrain::none && state.slurm_node && state.slurm_node->exit_code == 0)
     state.slurm_node->output = without_own_drain(state.slurm_node->output, ignored == IgnoredDrain::any);
   // The all-reduce runs only here (never in plan), and only where the inventory declares it.
-  const NodeProgram& program = *m_data[i]->program;
-  const auto checks_wanted = program.checks();
   const auto& nccl_spec = m_nodes[i]->gpu.nccl_allreduce;
   std::optional<ObservedNcclRun> nccl_run;
-  if (nccl_spec && nccl_spec->enabled && std::ranges::find(checks_wanted, "nccl_allreduce") != checks_wanted.end()) {
+  if (nccl_spec && nccl_spec->enabled && needs.needs(NodeRunner::nccl_allreduce)) {
     auto transport = m_pool.get(*m_nodes[i]);
     if (!transport) return from_error(transport.error());
     auto run = run_nccl_allreduce(**transport, *nccl_spec);
@@ -266,7 +276,7 @@ exec::TaskResult Session::verify_one(std::size_t i, IgnoredDrain ignored, DcgmDi
   const auto& dcgm_spec = m_nodes[i]->gpu.dcgm_diag;
   if (dcgm.level <= 0 && dcgm_spec && dcgm_spec->enabled) dcgm.level = dcgm_spec->level;
   std::optional<ObservedDcgmDiag> dcgm_run;
-  if (dcgm.level > 0 && std::ranges::find(checks_wanted, "dcgm_diag") != checks_wanted.end()) {
+  if (dcgm.level > 0 && needs.needs(NodeRunner::dcgm_diag)) {
     auto transport = m_pool.get(*m_nodes[i]);
     if (!transport) return from_error(transport.error());
     auto run = run_dcgm_diag(**transport, dcgm);

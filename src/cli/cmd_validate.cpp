@@ -1,4 +1,5 @@
-// `gpuctl validate INVENTORY [--json]`: errors and lint warnings; exit 0 valid, 2 invalid.
+// `gpuctl validate INVENTORY [--json] [-p PLAYBOOK]...`: errors and lint warnings of the inventory
+// and of the playbooks it would run; exit 0 valid, 2 invalid.
 #include "command_registry.hpp"
 
 #include <gpuctl/api/inventory_use_case.hpp>
@@ -12,11 +13,12 @@ namespace {
 
 struct ValidateOptions {
   std::string inventory;
+  std::vector<std::string> playbooks;
   bool json = false;
 };
 
 int run_validate_command(const ValidateOptions& options, const GlobalOptions& globals) {
-  const auto result = run_validate(options.inventory);
+  const auto result = run_validate(options.inventory, options.playbooks);
   if (options.json) {
     fmt::print("{}\n", diagnostics_to_json(options.inventory, result));
   } else {
@@ -41,10 +43,15 @@ int run_validate_command(const ValidateOptions& options, const GlobalOptions& gl
 void register_validate_command(CLI::App& app, GlobalOptions& globals, int& exit_code) {
   auto options = std::make_shared<ValidateOptions>();
   auto* cmd = app.add_subcommand("validate",
-                                 "Check an inventory: errors (exit 2) and lint warnings (exit 0); contacts nothing\n"
+                                 "Check an inventory and the playbooks it would run: errors (exit 2) and lint warnings "
+                                 "(exit 0); contacts nothing. A playbook step's `checks:` must name checks gpuctl knows "
+                                 "(gpuctl verify --list)\n"
                                  "Example: gpuctl validate cluster.yaml --json");
   cmd->add_option("inventory", options->inventory, "Inventory file (YAML)")->required();
   cmd->add_flag("--json", options->json, "Print diagnostics as JSON");
+  cmd->add_option("-p,--playbook", options->playbooks,
+                  "A playbook to check with it: shipped by name (gpu-node) or a file by path; repeatable. Default: "
+                  "the shipped gpu-node and head-node, as plan and apply run them");
   cmd->callback([options, &globals, &exit_code] { exit_code = run_validate_command(*options, globals); });
 }
 

@@ -7,6 +7,7 @@
 
 #include <gpuctl/api/verify_use_case.hpp>
 
+#include <gpuctl/report/check_list.hpp>
 #include <gpuctl/report/html.hpp>
 #include <gpuctl/report/prometheus.hpp>
 #include <gpuctl/report/reports.hpp>
@@ -30,6 +31,7 @@ struct VerifyCliOptions {
   std::string prom;
   std::string from_json;
   int nccl_nodes = 0;
+  bool list = false;
 };
 
 std::string utc_now() {
@@ -89,9 +91,13 @@ int rerender(const VerifyCliOptions& options, const GlobalOptions& globals) {
 }
 
 int run_verify_command(const VerifyCliOptions& options, const GlobalOptions& globals) {
+  if (options.list) {
+    fmt::print("{}", options.json ? check_list_to_json() : render_check_list());
+    return k_exit_ok;
+  }
   if (!options.from_json.empty()) return rerender(options, globals);
   if (options.target.inventory.empty()) {
-    fmt::print(stderr, "gpuctl: verify needs INVENTORY (or --from-json FILE)\n");
+    fmt::print(stderr, "gpuctl: verify needs INVENTORY (or --from-json FILE, or --list)\n");
     return k_exit_usage;
   }
   const auto result = run_verify({options.target.run_target(), options.nccl_nodes},
@@ -113,10 +119,12 @@ void register_verify_command(CLI::App& app, GlobalOptions& globals, int& exit_co
       "persistence mode, PCIe width, NVLink topology (gpu.nvlink), CUDA/NCCL and a real NCCL all-reduce "
       "(gpu.nccl_allreduce; across nodes through Slurm with --nccl-nodes), DCGM's diagnostic (gpu.dcgm_diag), nccl.conf, services.\n"
       "Exit codes: 0 every check passed, 3 a check failed or could not run, 4 a node unreachable.\n"
-      "Example: gpuctl verify cluster.yaml --junit verify.xml --html verify.html --prom /var/lib/prometheus/node-exporter/gpuctl.prom");
+      "Example: gpuctl verify cluster.yaml --junit verify.xml --html verify.html --prom /var/lib/prometheus/node-exporter/gpuctl.prom\n"
+      "Every check with a line of description: gpuctl verify --list (--json too)");
   add_target_options(*cmd, options.target, /*inventory_required=*/false);
   add_state_option(*cmd, options.state);
   cmd->add_flag("--json", options.json, "Results as JSON on stdout");
+  cmd->add_flag("--list", options.list, "Contact no node: list every check gpuctl knows, with its description");
   cmd->add_flag("--expand", options.expand,
                 "One row per node (checks as columns) and one line per node's failure. By default checks are rows "
                 "with the number of nodes per result, and failures are grouped by check and observed value, naming "

@@ -3,6 +3,7 @@
 #include <gpuctl/facts/parsers.hpp>
 #include <gpuctl/util/strings.hpp>
 
+#include "fact_catalog.hpp"
 #include "parse_util.hpp"
 
 #include <fmt/format.h>
@@ -10,29 +11,6 @@
 
 namespace gpuctl::facts {
 namespace {
-
-using Probes = std::map<std::string, ProbeOutput>;
-
-// Why a probe produced nothing usable, quoting what it said; nullopt when it succeeded.
-std::optional<std::string> probe_failure(const Probes& probes, const std::string& name, std::string_view what) {
-  const auto it = probes.find(name);
-  if (it == probes.end()) return fmt::format("{}: not probed (this run's batch did not ask, or it stopped early)", what);
-  const auto& probe = it->second;
-  if (probe.exit_code == 0) return std::nullopt;
-  auto said = detail::first_line(util::trim(probe.err).empty() ? probe.out : probe.err);
-  if (probe.exit_code == 127) return fmt::format("{}: {}", what, said.empty() ? "command not found" : said);
-  if (said.empty()) said = fmt::format("exit status {}", probe.exit_code);
-  return fmt::format("{}: {}", what, said);
-}
-
-// A fact parsed from one probe's stdout; absent with the probe's failure or the parse error.
-template <typename T, typename Parse>
-Fact<T> parse_fact(const Probes& probes, const std::string& name, std::string_view what, Parse parse) {
-  if (auto failure = probe_failure(probes, name, what)) return Fact<T>::absent(std::move(*failure));
-  auto value = parse(probes.at(name).out);
-  if (!value) return Fact<T>::absent(fmt::format("{}: unexpected output: {}", what, value.error().message));
-  return Fact<T>::of(std::move(*value));
-}
 
 void fill_driver(NodeFacts& facts, const Probes& probes) {
   const auto it = probes.find("driver");
@@ -139,47 +117,6 @@ void fill_gpus(NodeFacts& facts, const Probes& probes) {
   facts.gpus = Fact<std::vector<GpuInfo>>::of(std::move(*gpus));
 }
 
-// The topology matrix and NVLink states: absent with the reason when nvidia-smi could not
-// answer (so the nvlink_topology check is an error, never a silent pass).
-void fill_nvlink(NodeFacts& facts, const Probes& probes) {
-  facts.topology = parse_fact<TopologyMatrix>(probes, "topology", "nvidia-smi topo -m", parse_topology_matrix);
-  facts.nvlink = parse_fact<std::vector<NvlinkGpu>>(probes, "nvlink", "nvidia-smi nvlink -s", parse_nvlink_status);
-}
-
-// Verify's health facts; absent with the reason when their probe did not run or failed, so
-// the health checks are errors then, never passes.
-void fill_health(NodeFacts& facts, const Probes& probes) {
-  facts.clock_events = parse_fact<std::vector<GpuClockEvents>>(probes, "clock_events", "nvidia-smi clock event reasons",
-                                                               parse_clock_events);
-  facts.fabric = parse_fact<std::vector<GpuFabric>>(probes, "fabric", "nvidia-smi fabric state", parse_fabric);
-  if (auto failure = probe_failure(probes, "kernel_xids", "dmesg")) {
-    facts.xid_events = Fact<std::vector<XidEvent>>::absent(std::move(*failure));
-  } else if (auto events = parse_kernel_xids(probes.at("kernel_xids").out)) {
-    facts.xid_events = Fact<std::vector<XidEvent>>::of(std::move(*events));
-  } else {
-    // dmesg's own refusal ("read kernel buffer failed: Operation not permitted") says it best.
-    facts.xid_events = Fact<std::vector<XidEvent>>::absent(events.error().message +
-                                                           " (reading the kernel log needs root: connection.become)");
-  }
-}
-
-// The node's RDMA ports; an empty list when it has none (no /sys/class/infiniband).
-void fill_infiniband(NodeFacts& facts, const Probes& probes) {
-  facts.infiniband =
-      parse_fact<std::vector<InfinibandPort>>(probes, "infiniband", "/sys/class/infiniband", parse_infiniband_ports);
-}
-
-// The node's network interfaces (never empty: lo is always there).
-void fill_net_interfaces(NodeFacts& facts, const Probes& probes) {
-  facts.net_interfaces =
-      parse_fact<std::vector<NetInterface>>(probes, "net_interfaces", "/sys/class/net", parse_net_interfaces);
-}
-
-// Each GPU's PCIe AER counters; absent when a file that exists could not be read (grep failed).
-void fill_pcie_aer(NodeFacts& facts, const Probes& probes) {
-  facts.pcie_aer = parse_fact<std::vector<GpuPcieAer>>(probes, "pcie_aer", "PCIe AER counters in sysfs", parse_pcie_aer);
-}
-
 std::string random_nonce() {
   std::random_device device;
   return fmt::format("{:08x}{:08x}", device(), device());
@@ -212,11 +149,8 @@ NodeFacts facts_from_probes(std::string node, const Probes& probes) {
   fill_cuda(facts, probes);
   fill_nccl(facts, probes);
   fill_gpus(facts, probes);
-  fill_nvlink(facts, probes);
-  fill_health(facts, probes);
-  fill_infiniband(facts, probes);
-  fill_net_interfaces(facts, probes);
-  fill_pcie_aer(facts, probes);
+  for (const auto* fact : fact_catalog())
+    if (fact->fill) fact->fill(facts, probes);
   fill_sources(facts, probes);
   return facts;
 }

@@ -1,6 +1,8 @@
 // NodeFacts -> JSON (nlohmann stays inside this file).
 #include <gpuctl/facts/json.hpp>
 
+#include "fact_catalog.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <sstream>
@@ -186,6 +188,8 @@ ordered_json node_json(const NodeFacts& facts) {
   });
   j["net_interfaces"] = fact_json(facts.net_interfaces, net_interfaces_json);
   j["pcie_aer"] = fact_json(facts.pcie_aer, pcie_aer_json);
+  for (const auto* fact : fact_catalog())
+    if (fact->to_json) fact->to_json(facts, j);
   if (!facts.packages_absent_reason.empty()) j["packages"] = ordered_json{{"absent", facts.packages_absent_reason}};
   else j["packages"] = ordered_json(facts.packages);
   return j;

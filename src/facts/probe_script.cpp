@@ -7,6 +7,9 @@
 // per probe). What is left is one process per tool that must answer: dpkg-query, nvidia-smi
 // (under timeout), and whatever the state probe asks (stat, cat, systemctl, guards).
 #include <gpuctl/facts/collect.hpp>
+
+#include "fact_catalog.hpp"
+
 #include <gpuctl/facts/parsers.hpp>
 #include <gpuctl/util/strings.hpp>
 
@@ -106,59 +109,8 @@ std::string driver_origin_probe() {
       k_runfile_marks, k_packaged_nvidia_smi);
 }
 
-// Every RDMA port's state, physical state, rate and link layer, read by the shell's own `read`
-// (one system call per byte of a one-line file: no process per file). A file that cannot be
-// read (the kernel's query failed) prints an empty value, which stays unknown.
-constexpr std::string_view k_infiniband_probe =
-    "[ -e /sys/class/infiniband ] || { echo no_infiniband; return 0; }; "
-    "[ -r /sys/class/infiniband ] && [ -x /sys/class/infiniband ] || "
-    "{ echo '/sys/class/infiniband: Permission denied' >&2; return 1; }; "
-    "for p in /sys/class/infiniband/*/ports/*; do [ -d \"$p\" ] || continue; "
-    "d=${p%/ports/*}; printf 'port %s %s\\n' \"${d##*/}\" \"${p##*/}\"; "
-    "for f in state phys_state rate link_layer; do v=; "
-    "[ -r \"$p/$f\" ] && IFS= read -r v < \"$p/$f\"; printf '%s=%s\\n' \"$f\" \"$v\"; done; done; return 0";
 
-// Every network interface's name and operstate: the names by globbing /sys/class/net, each
-// operstate ("up\n", a few bytes) by the shell's own `read`. No process per interface. Then the
-// addresses, by one `ip -o addr show` (iproute2): sysfs has no file for them, and NCCL's socket
-// transport takes only interfaces with one. ip's status is the probe's. Without ip (minimal
-// images, the lent H200's among them) the IPv6 addresses come from /proc/net/if_inet6, read by
-// the shell ("if_inet6_read", then a line per address), and IPv4 stays unknown, never none.
-constexpr std::string_view k_net_interfaces_probe =
-    "[ -d /sys/class/net ] || { echo '/sys/class/net: No such file or directory' >&2; return 1; }; "
-    "[ -r /sys/class/net ] && [ -x /sys/class/net ] || { echo '/sys/class/net: Permission denied' >&2; return 1; }; "
-    "for n in /sys/class/net/*; do [ -e \"$n\" ] || continue; s=; "
-    "[ -r \"$n/operstate\" ] && IFS= read -r s < \"$n/operstate\"; printf 'iface %s %s\\n' \"${n##*/}\" \"$s\"; done; "
-    "command -v ip >/dev/null 2>&1 && { ip -o addr show; return; }; echo no_ip_command; "
-    "[ -r /proc/net/if_inet6 ] || return 0; echo if_inet6_read; "
-    "while read -r a i p s f n; do printf 'if_inet6 %s %s %s\\n' \"$n\" \"$a\" \"$p\"; done < /proc/net/if_inet6; return 0";
 
-// Each GPU's PCIe AER counters (Documentation/ABI/testing/sysfs-bus-pci-devices-aer_stats), and
-// those of the port above it: the other end of the GPU's link, which may count the link's errors
-// while the GPU's own counters stay at 0 (the same document). The GPUs are the ones the NVIDIA
-// driver lists under /proc/driver/nvidia/gpus (named by bus id, as sysfs names them). The port is
-// the GPU's parent directory in sysfs's device tree (`cd -P`, then back: no process; not tried
-// where the shell does not know its own directory, $PWD empty), when that is a PCI function
-// ("0000:17:01.0") and not a host bridge ("pci0000:17"); one port above several GPUs is read
-// once. One loop reads the files of the GPU and of its port alike. A file the kernel did not
-// create is named `absent`, and the files that exist are read by one grep, whose exit status is
-// the probe's: a file that exists but cannot be read fails the probe (grep's message), never
-// reads as zero. /dev/null makes grep name the file on every line (POSIX grep does so with more
-// than one file).
-constexpr std::string_view k_pcie_aer_probe =
-    "[ -d /proc/driver/nvidia/gpus ] || { echo no_nvidia_gpus; return 0; }; "
-    "o=$PWD; q=' '; set --; for g in /proc/driver/nvidia/gpus/*; do [ -e \"$g\" ] || continue; b=${g##*/}; "
-    "d=/sys/bus/pci/devices/$b; printf 'gpu %s\\n' \"$b\"; "
-    "[ -d \"$d\" ] || { printf 'no_device %s\\n' \"$b\"; continue; }; "
-    "u=; [ -n \"$o\" ] && cd -P -- \"$d/..\" 2>/dev/null && { u=${PWD##*/}; cd -- \"$o\" 2>/dev/null || cd /; }; "
-    "case $u in [0-9a-f][0-9a-f][0-9a-f][0-9a-f]:[0-9a-f][0-9a-f]:[0-9a-f][0-9a-f].[0-7]) "
-    "printf 'port %s %s\\n' \"$b\" \"$u\"; case $q in *\" $u \"*) u=;; *) q=\"$q$u \";; esac;; *) u=;; esac; "
-    "for x in \"$b\" ${u:+\"$u\"}; do for f in aer_dev_correctable aer_dev_fatal aer_dev_nonfatal; do "
-    "if [ -e \"/sys/bus/pci/devices/$x/$f\" ]; then set -- \"$@\" \"/sys/bus/pci/devices/$x/$f\"; "
-    "else printf 'absent %s %s\\n' \"$x\" \"$f\"; fi; done; done; done; "
-    "[ \"$#\" -gt 0 ] || return 0; "
-    "command -v grep >/dev/null 2>&1 || { echo 'grep: command not found' >&2; return 127; }; "
-    "grep -e '' -- \"$@\" /dev/null";
 
 std::vector<Probe> probes(const CollectOptions& options) {
   std::vector<Probe> list{
@@ -187,24 +139,10 @@ std::vector<Probe> probes(const CollectOptions& options) {
        "[ -f \"$f\" ] && [ ! -L \"$f\" ] && printf '%s\\n' \"$f\"; done; done; return 0"},
       {"gpus", require("nvidia-smi") + "$T " + gpu_query_command()},
   };
-  if (options.row_remapper)
-    list.push_back({"remapped_rows", std::string(k_after_gpus) + "$T nvidia-smi -q -d ROW_REMAPPER"});
-  // How the GPUs are linked (verify's nvlink_topology).
-  if (options.topology) {
-    list.push_back({"topology", std::string(k_after_gpus) + "$T nvidia-smi topo -m"});
-    list.push_back({"nvlink", std::string(k_after_gpus) + "$T nvidia-smi nvlink -s"});
+  for (const auto* fact : fact_catalog()) {
+    if (options.optional_probes && !options.optional_probes->contains(std::string(fact->probe))) continue;
+    list.push_back({fact->probe, fact->after_gpus ? std::string(k_after_gpus) + fact->shell() : fact->shell()});
   }
-  if (options.clock_events) list.push_back({"clock_events", std::string(k_after_gpus) + "$T " + clock_events_command()});
-  if (options.fabric) list.push_back({"fabric", std::string(k_after_gpus) + "$T " + fabric_command()});
-  // The driver's Xids in the kernel's ring buffer; dmesg's exit status travels in the output
-  // (a POSIX pipeline has only grep's), so a refused read (dmesg_restrict) is never "no Xid".
-  if (options.kernel_xids)
-    list.push_back({"kernel_xids", require("dmesg") +
-                                       "{ dmesg; echo \"@@dmesg-rc $?\"; } 2>&1 | grep -e 'NVRM: Xid' -e '^@@dmesg-rc' -e '^dmesg: '; "
-                                       "return 0"});
-  if (options.infiniband) list.push_back({"infiniband", std::string(k_infiniband_probe)});
-  if (options.net_interfaces) list.push_back({"net_interfaces", std::string(k_net_interfaces_probe)});
-  if (options.pcie_aer) list.push_back({"pcie_aer", std::string(k_pcie_aer_probe)});
   if (!options.state_script.empty()) list.push_back({k_state_probe, options.state_script});
   return list;
 }
@@ -245,19 +183,12 @@ std::string probe_command(std::string_view name, const CollectOptions& options) 
   if (name == "modules") return "cat /proc/modules";
   if (name == "cuda") return fmt::format("cat {} || nvcc --version", k_cuda_version_json);
   if (name == "gpus") return gpu_query_command();
-  if (name == "remapped_rows") return "nvidia-smi -q -d ROW_REMAPPER";
   if (name == "nccl_libraries") return "ls /usr/lib/*-linux-gnu/libnccl.so.* (and the other ld.so.conf directories)";
-  if (name == "topology") return "nvidia-smi topo -m";
-  if (name == "nvlink") return "nvidia-smi nvlink -s";
-  if (name == "clock_events") return clock_events_command();
-  if (name == "fabric") return fabric_command();
-  if (name == "kernel_xids") return "dmesg | grep 'NVRM: Xid'";
-  if (name == "infiniband") return "grep . /sys/class/infiniband/*/ports/*/{state,phys_state,rate,link_layer}";
-  if (name == "net_interfaces")
-    return "grep . /sys/class/net/*/operstate; ip -o addr show (without ip: cat /proc/net/if_inet6)";
-  if (name == "pcie_aer")
-    return "grep . /sys/bus/pci/devices/<GPU>/aer_dev_{correctable,fatal,nonfatal} (each GPU of /proc/driver/nvidia/gpus, "
-           "and the port above it: /sys/bus/pci/devices/<GPU>/..)";
+  if (const auto* fact = find_fact(name)) {
+    if (!fact->command.empty()) return std::string(fact->command);
+    auto shell = fact->shell();
+    return shell.starts_with("$T ") ? shell.substr(3) : shell;
+  }
   if (name == "packages") return dpkg_query_command(options);
   if (name == "driver_origin")
     return fmt::format("dpkg-query -S \"$(command -v nvidia-smi)\"; ls -d {}", k_runfile_marks);

@@ -1,4 +1,6 @@
 // NodeFacts -> a compact human summary and GPU table for `gpuctl facts`.
+#include "fact_catalog.hpp"
+
 #include <gpuctl/facts/json.hpp>
 #include <gpuctl/util/strings.hpp>
 
@@ -120,6 +122,14 @@ std::string net_interfaces_summary(const NodeFacts& facts) {
 
 // One line per GPU, and per port above one, that has AER statistics, with its totals; one line
 // when none has.
+// The lines of the facts fact files declare (fact_catalog.hpp), each in its file's words.
+std::string declared_facts_summary(const NodeFacts& facts) {
+  std::string out;
+  for (const auto* fact : fact_catalog())
+    if (fact->to_text) out += fact->to_text(facts);
+  return out;
+}
+
 std::string pcie_aer_summary(const NodeFacts& facts) {
   if (!facts.pcie_aer.present()) return fmt::format("  PCIe AER: absent ({})\n", facts.pcie_aer.absent_reason);
   std::string out;
@@ -154,7 +164,7 @@ std::string render_facts_text(const NodeFacts& facts) {
   out += fmt::format("  modules: {}\n", gpu_modules(facts));
   if (!facts.gpus.present())
     return out + fmt::format("  GPUs: absent ({})\n", facts.gpus.absent_reason) + pcie_aer_summary(facts) +
-           infiniband_summary(facts) + net_interfaces_summary(facts);
+           infiniband_summary(facts) + net_interfaces_summary(facts) + declared_facts_summary(facts);
   out += fmt::format("  {:<3} {:<14} {:<17} {:>10} {:<7} {:<4} {:<11} {:<7} {:<11} {:>5} {:>8}\n", "GPU", "NAME",
                      "BUS ID", "MEMORY", "PERSIST", "ECC", "UNCORR V/A", "REMAP", "PCIE", "TEMP", "POWER");
   for (const auto& gpu : *facts.gpus.value) {
@@ -178,7 +188,7 @@ std::string render_facts_text(const NodeFacts& facts) {
     if (!failed.empty()) out += fmt::format("  GPU {} unreadable: {}\n", gpu.index, failed);
   }
   return out + nvlink_summary(facts) + pcie_aer_summary(facts) + infiniband_summary(facts) +
-         net_interfaces_summary(facts);
+         net_interfaces_summary(facts) + declared_facts_summary(facts);
 }
 
 }  // namespace gpuctl::facts

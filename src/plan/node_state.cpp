@@ -13,9 +13,6 @@ namespace {
 
 using util::shell_quote;
 
-// The check that needs Slurm's view of the node (verify/checks.cpp).
-constexpr std::string_view k_slurm_registration_check = "slurmd_registered";
-
 std::vector<const ResolvedResource*> flatten(const NodeProgram& program) {
   std::vector<const ResolvedResource*> out;
   for (const auto& step : program.steps)
@@ -96,7 +93,7 @@ std::vector<std::string> program_packages(const NodeProgram& program) {
   return packages;
 }
 
-std::string node_state_script(const NodeProgram& program, ProbePurpose purpose) {
+std::string node_state_script(const NodeProgram& program, const ProbeExtras& extras) {
   std::string script = "LC_ALL=C; export LC_ALL\n";
   const auto resources = flatten(program);
   for (std::size_t i = 0; i < resources.size(); ++i) {
@@ -155,8 +152,7 @@ std::string node_state_script(const NodeProgram& program, ProbePurpose purpose) 
   }
   // The node's registration as slurmctld sees it, for verify only. Bounded: with the
   // controller unreachable scontrol retries for a while, and the probe must not hang.
-  const auto checks = program.checks();
-  if (purpose == ProbePurpose::verify && std::ranges::find(checks, k_slurm_registration_check) != checks.end())
+  if (extras.slurm_node_view)
     script += fmt::format(
         "if command -v scontrol >/dev/null 2>&1; then o=$(timeout 20 scontrol show node {} 2>&1); r=$?; "
         "printf '@@slurm %s %s\n' \"$r\" \"${{#o}}\"; printf '%s\n' \"$o\"; else echo '@@slurm absent'; fi\n",
@@ -165,20 +161,11 @@ std::string node_state_script(const NodeProgram& program, ProbePurpose purpose) 
   return script;
 }
 
-facts::CollectOptions node_probe_options(const NodeProgram& program, ProbePurpose purpose) {
+facts::CollectOptions node_probe_options(const NodeProgram& program, const ProbeExtras& extras) {
   facts::CollectOptions options;
-  options.state_script = node_state_script(program, purpose);
+  options.state_script = node_state_script(program, extras);
   options.exact_packages = program_packages(program);
-  const auto checks = program.checks();
-  const auto wants = [&](std::string_view check) { return std::ranges::find(checks, check) != checks.end(); };
-  options.row_remapper = purpose == ProbePurpose::verify && wants("row_remap");
-  options.topology = purpose == ProbePurpose::verify && wants("nvlink_topology");
-  options.clock_events = purpose == ProbePurpose::verify && wants("clock_slowdown");
-  options.fabric = purpose == ProbePurpose::verify && wants("fabric_state");
-  options.kernel_xids = purpose == ProbePurpose::verify && wants("xid_events");
-  options.infiniband = purpose == ProbePurpose::verify && (wants("ib_ports") || wants("nccl_ib_hca"));
-  options.net_interfaces = purpose == ProbePurpose::verify && wants("nccl_socket_ifname");
-  options.pcie_aer = purpose == ProbePurpose::verify && wants("pcie_aer");
+  options.optional_probes = extras.facts;
   return options;
 }
 

@@ -1,6 +1,5 @@
 #include <gpuctl/plan/program.hpp>
 
-#include <gpuctl/plan/secrets.hpp>
 #include <gpuctl/plan/source_files.hpp>
 #include <gpuctl/playbook/resource_values.hpp>
 #include <gpuctl/playbook/variables.hpp>
@@ -48,6 +47,10 @@ Result<void> substitute_resource(Resource& r, const Variables& vars) {
   return check_resource_values(r);
 }
 
+std::unexpected<Error> no_secret_store(const std::string& name) {
+  return fail(ErrorCode::internal, fmt::format("no secret store to take secret '{}' from", name));
+}
+
 Result<ResolvedResource> resolve_resource(const Resource& source, const Inventory& inventory, const Node& node,
                                           const Variables& vars, const ProgramSources& sources) {
   ResolvedResource resolved{source, {}, {}, false};
@@ -65,12 +68,14 @@ Result<ResolvedResource> resolve_resource(const Resource& source, const Inventor
     if (sources.secrets == SecretMode::masked) {
       content = std::string{};
     } else if (sources.secrets == SecretMode::load_only) {
-      auto stored = load_secret(sources.secrets_dir, file.secret);
+      if (!sources.secret_store.load) return no_secret_store(file.secret);
+      auto stored = sources.secret_store.load(file.secret);
       if (!stored) return std::unexpected(stored.error());
       resolved.secret_missing = !stored->has_value();
       content = stored->value_or(std::string{});
     } else {
-      content = load_or_create_secret(sources.secrets_dir, file.secret);
+      if (!sources.secret_store.load_or_create) return no_secret_store(file.secret);
+      content = sources.secret_store.load_or_create(file.secret);
     }
   }
   if (!content) return std::unexpected(content.error());

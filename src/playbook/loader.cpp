@@ -120,7 +120,8 @@ struct Notification {
 
 class PlaybookDecoder {
  public:
-  PlaybookDecoder(Decoder& decoder, std::string path) : m_decoder(decoder), m_path(std::move(path)) {}
+  PlaybookDecoder(Decoder& decoder, std::string path, const PlaybookRules& rules)
+      : m_decoder(decoder), m_path(std::move(path)), m_rules(rules) {}
 
   std::optional<Playbook> decode(const YamlNode& root) {
     static const std::vector<std::string> keys{"name", "description", "steps", "handlers"};
@@ -246,6 +247,7 @@ class PlaybookDecoder {
     step.description = s.text("description");
     step.when = s.text("when");
     step.checks = s.list("checks");
+    check_check_names(s.node("checks"), step.name);
     step.reboot_unless = s.text("reboot_unless");
     s.check_shell_command("reboot_unless", step.reboot_unless);
     step.reboot_if = s.text("reboot_if");
@@ -265,6 +267,22 @@ class PlaybookDecoder {
           if (auto resource = read_resource(item, step.name)) step.resources.push_back(std::move(*resource));
     }
     return step;
+  }
+
+  // Each name under a step's `checks:` must be one verify knows, so a misspelt check fails
+  // here (validate, plan) and not only when verify runs it.
+  void check_check_names(const YamlNode* checks, const std::string& step) {
+    if (!checks || m_rules.check_names.empty()) return;
+    const auto check_one = [&](const YamlNode& item) {
+      if (!item.is_scalar() || std::ranges::find(m_rules.check_names, item.value) != m_rules.check_names.end()) return;
+      const auto suggestion = util::closest_match(item.value, m_rules.check_names);
+      m_decoder.error(item, fmt::format("step '{}' lists unknown check '{}'", step, item.value),
+                      suggestion ? fmt::format("did you mean '{}'? (gpuctl verify --list shows every check)", *suggestion)
+                                 : std::string("gpuctl verify --list shows every check"));
+    };
+    if (checks->is_scalar()) check_one(*checks);
+    else if (checks->is_sequence())
+      for (const auto& item : checks->items) check_one(item);
   }
 
   std::optional<Handler> read_handler(const YamlNode& node) {
@@ -303,6 +321,7 @@ class PlaybookDecoder {
 
   Decoder& m_decoder;
   std::string m_path;
+  const PlaybookRules& m_rules;
   std::vector<std::string> m_handler_names;
   std::vector<Notification> m_notifications;
 };
@@ -320,7 +339,7 @@ std::string with_hint(const Diagnostic& diagnostic) {
 
 }  // namespace
 
-PlaybookLoadResult check_playbook_text(std::string_view text, const std::string& path) {
+PlaybookLoadResult check_playbook_text(std::string_view text, const std::string& path, const PlaybookRules& rules) {
   PlaybookLoadResult result;
   auto parsed = yaml::parse_yaml(text, path, "playbook");
   if (!parsed.errors.empty()) {
@@ -329,7 +348,7 @@ PlaybookLoadResult check_playbook_text(std::string_view text, const std::string&
     return result;
   }
   Decoder decoder(path, result.diagnostics);
-  auto playbook = PlaybookDecoder(decoder, path).decode(parsed.root);
+  auto playbook = PlaybookDecoder(decoder, path, rules).decode(parsed.root);
   std::ranges::stable_sort(result.diagnostics, [](const Diagnostic& a, const Diagnostic& b) {
     return std::pair{a.line, a.column} < std::pair{b.line, b.column};
   });
@@ -361,16 +380,16 @@ Error playbook_error(const PlaybookLoadResult& result) {
   return error;
 }
 
-Result<Playbook> load_playbook_text(std::string_view text, const std::string& path) {
-  auto result = check_playbook_text(text, path);
+Result<Playbook> load_playbook_text(std::string_view text, const std::string& path, const PlaybookRules& rules) {
+  auto result = check_playbook_text(text, path, rules);
   if (!result.playbook) return std::unexpected(playbook_error(result));
   return std::move(*result.playbook);
 }
 
-Result<Playbook> load_playbook(const std::string& path) {
+Result<Playbook> load_playbook(const std::string& path, const PlaybookRules& rules) {
   auto text = util::read_local_file(path, "playbook");
   if (!text) return std::unexpected(text.error());
-  return load_playbook_text(*text, path);
+  return load_playbook_text(*text, path, rules);
 }
 
 }  // namespace gpuctl

@@ -26,12 +26,12 @@ std::string resource_id(const Resource& resource) {
   return "resource";
 }
 
-Result<std::vector<Playbook>> load_playbooks(const std::vector<std::string>& names_or_paths) {
+Result<std::vector<Playbook>> load_playbooks(const std::vector<std::string>& names_or_paths, const PlaybookRules& rules) {
   std::vector<Playbook> playbooks;
   for (const auto& name : names_or_paths) {
     auto path = find_playbook(name);
     if (!path) return std::unexpected(path.error());
-    auto playbook = load_playbook(*path);
+    auto playbook = load_playbook(*path, rules);
     if (!playbook) return std::unexpected(playbook.error());
     playbooks.push_back(std::move(*playbook));
   }

@@ -1,17 +1,30 @@
 #pragma once
-// Which node command each check reads, so a failed check can show it with its output
-// (private to src/verify).
+// How a check that did not pass cites its source: the node command whose output it read, and
+// that output (private to src/verify). A check's CheckSpec names its facts or its own citation
+// (verify/catalog.hpp); these are the citations checks share.
 
 #include <gpuctl/verify/checks.hpp>
 
-namespace gpuctl {
+#include <string_view>
 
-// Fills result.command and result.output from the gathered state for the check named
-// result.name; leaves them empty for a check with no known source. Pure.
+namespace gpuctl::verify_detail {
+
+// Fills result.command and result.output for a check that did not pass: its spec's citation,
+// or the first of its facts' probes. Pure.
 void cite_source(CheckResult& result, const CheckInput& input);
+
+// The probe's readable command and output as the batch gathered them; a failed probe's exit
+// status is appended. Nothing when the batch did not run that probe.
+void cite_probe(CheckResult& result, const NodeFacts& facts, std::string_view probe);
+
+// /proc/modules, cut to the lines of `module` (the file is long).
+void cite_module_lines(CheckResult& result, const NodeFacts& facts, std::string_view module);
+
+// `systemctl show` of the service, as the state probe read it.
+void cite_service(CheckResult& result, const NodeState& state, const std::string& service);
 
 // The DCGM exporter's service in the inventory's package profile (nvidia-dcgm-exporter for
 // NVIDIA's package), "dcgm-exporter" where the profile names none.
 std::string dcgm_exporter_service(const Inventory& inventory);
 
-}  // namespace gpuctl
+}  // namespace gpuctl::verify_detail

@@ -1,9 +1,9 @@
 // verify's dcgm_diag check: every test of DCGM's diagnostic passed, on every GPU.
-#include "dcgm_check.hpp"
-
 #include "check_result.hpp"
 
+#include <gpuctl/facts/collect.hpp>
 #include <gpuctl/util/strings.hpp>
+#include <gpuctl/verify/catalog.hpp>
 #include <gpuctl/verify/dcgm_diag.hpp>
 
 #include <algorithm>
@@ -100,4 +100,29 @@ CheckResult check_dcgm_diag(const CheckInput& in) {
   return result;
 }
 
+namespace {
+
+// What ran on the node and what it printed; why it could not run where it did not.
+void cite_dcgm_run(CheckResult& result, const CheckInput& in) {
+  if (!in.dcgm_diag) {
+    result.command = "(not run)";
+    result.output = "(DCGM's diagnostic did not run on the node)";
+    return;
+  }
+  const auto& run = *in.dcgm_diag;
+  result.command = run.command.empty() ? fmt::format("dcgmi diag -r {} -j", run.level) : run.command;
+  result.output = facts::trim_output(run.problem.empty() ? run.output : run.problem + "\n" + run.output, k_source_output_limit);
+}
+
+const CheckRegistration k_dcgm{{
+    .name = "dcgm_diag",
+    .description = "DCGM's diagnostic (dcgmi diag -r gpu.dcgm_diag.level) passes every test on every GPU",
+    .section = CheckSection::health,
+    .runner = NodeRunner::dcgm_diag,
+    .judge = check_dcgm_diag,
+    .cite = cite_dcgm_run,
+    .source = "dcgmi diag -r LEVEL -j",
+}};
+
+}  // namespace
 }  // namespace gpuctl::verify_detail

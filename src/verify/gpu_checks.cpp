@@ -1,12 +1,11 @@
 // Per-GPU checks: one rule per check, applied to every GPU nvidia-smi lists. A rule states what
 // it found wrong and which values it needed but did not get; per_gpu() turns that into one
 // result naming each GPU.
-#include "gpu_checks.hpp"
-
 #include "check_result.hpp"
 #include "gpu_model.hpp"
 
 #include <gpuctl/util/strings.hpp>
+#include <gpuctl/verify/catalog.hpp>
 
 #include <fmt/format.h>
 #include <functional>
@@ -131,4 +130,64 @@ CheckResult check_persistence_mode(const CheckInput& in) {
   });
 }
 
+namespace {
+
+// The count alone, so a GPU that fell off the bus is named as such before any per-GPU rule.
+CheckResult check_gpu_count(const CheckInput& in) {
+  const auto& gpus = in.state.facts.gpus;
+  if (!gpus.present()) return cannot_run(absent_reason(gpus, "GPUs"));
+  const auto expected = std::to_string(in.node.gpu.count);
+  const auto observed = std::to_string(gpus.value->size());
+  return observed == expected ? pass(observed, expected) : failed(observed, expected, "a GPU may have fallen off the bus");
+}
+
+const CheckRegistration k_gpu_count{{
+    .name = "gpu_count",
+    .description = "nvidia-smi sees the inventory's GPU count",
+    .section = CheckSection::gpu,
+    .facts = {"gpus"},
+    .judge = check_gpu_count,
+}};
+
+const CheckRegistration k_gpu_model{{
+    .name = "gpu_model",
+    .description = "every GPU is the inventory's model",
+    .section = CheckSection::gpu,
+    .facts = {"gpus"},
+    .judge = check_gpu_model,
+}};
+
+const CheckRegistration k_ecc{{
+    .name = "ecc_errors",
+    .description = "ECC on and no uncorrectable volatile errors",
+    .section = CheckSection::gpu,
+    .facts = {"gpus"},
+    .judge = check_ecc_errors,
+}};
+
+const CheckRegistration k_row_remap{{
+    .name = "row_remap",
+    .description = "no pending retired pages / row remaps, no remap failure",
+    .section = CheckSection::gpu,
+    .facts = {"remapped_rows", "gpus"},
+    .judge = check_row_remap,
+}};
+
+const CheckRegistration k_pcie_link{{
+    .name = "pcie_link",
+    .description = "PCIe link at its maximum width",
+    .section = CheckSection::gpu,
+    .facts = {"gpus"},
+    .judge = check_pcie_link,
+}};
+
+const CheckRegistration k_persistence{{
+    .name = "persistence_mode",
+    .description = "persistence mode on",
+    .section = CheckSection::gpu,
+    .facts = {"gpus"},
+    .judge = check_persistence_mode,
+}};
+
+}  // namespace
 }  // namespace gpuctl::verify_detail

@@ -1,10 +1,9 @@
-#include "health_checks.hpp"
-
 #include "check_result.hpp"
 #include "gpu_model.hpp"
 #include "xid_catalog.hpp"
 
 #include <gpuctl/util/strings.hpp>
+#include <gpuctl/verify/catalog.hpp>
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -141,4 +140,39 @@ CheckResult check_xid_events(const CheckInput& in) {
   return pass("none since boot", expected);
 }
 
+namespace {
+
+const CheckRegistration k_clocks{{
+    .name = "clock_slowdown",
+    .description = "no GPU's clocks held down by HW slowdown (thermal, power brake) or SW thermal capping",
+    .section = CheckSection::health,
+    .facts = {"clock_events"},
+    .judge = check_clock_slowdown,
+}};
+
+const CheckRegistration k_temperature{{
+    .name = "gpu_temperature",
+    .description = "every GPU at or below gpu.max_temperature_c",
+    .section = CheckSection::health,
+    .facts = {"gpus"},
+    .judge = check_gpu_temperature,
+}};
+
+const CheckRegistration k_xids{{
+    .name = "xid_events",
+    .description = "no Xid since boot that needs the GPU looked at (application-side Xids are listed)",
+    .section = CheckSection::health,
+    .facts = {"kernel_xids"},
+    .judge = check_xid_events,
+}};
+
+const CheckRegistration k_fabric{{
+    .name = "fabric_state",
+    .description = "NVSwitch boards: every GPU's fabric registration Completed, Success",
+    .section = CheckSection::fabric,
+    .facts = {"fabric", "gpus"},
+    .judge = check_fabric_state,
+}};
+
+}  // namespace
 }  // namespace gpuctl::verify_detail

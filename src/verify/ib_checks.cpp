@@ -1,11 +1,11 @@
 // InfiniBand/RDMA checks over the `infiniband` fact: ports as the kernel reports them under
 // /sys/class/infiniband (state "4: ACTIVE", phys_state "5: LinkUp", rate, link_layer).
-#include "ib_checks.hpp"
-
 #include "check_result.hpp"
+#include "check_sources.hpp"
 
 #include <gpuctl/inventory/nccl_ib_hca.hpp>
 #include <gpuctl/util/strings.hpp>
+#include <gpuctl/verify/catalog.hpp>
 
 #include <fmt/format.h>
 
@@ -167,4 +167,33 @@ CheckResult check_nccl_ib_hca(const CheckInput& in) {
   return pass(observed, expected);
 }
 
+namespace {
+
+const CheckRegistration k_ib_ports{{
+    .name = "ib_ports",
+    .description = "every declared HCA present, its ports ACTIVE/LinkUp at ib.rate and ib.link_layer",
+    .section = CheckSection::network,
+    .facts = {"infiniband"},
+    .judge = check_ib_ports,
+}};
+
+const CheckRegistration k_peermem{{
+    .name = "nvidia_peermem",
+    .description = "nvidia-peermem loaded where ib.gpudirect_rdma is declared (GPUDirect RDMA)",
+    .section = CheckSection::network,
+    .facts = {"modules", "infiniband"},
+    .judge = check_nvidia_peermem,
+    .cite = [](CheckResult& r, const CheckInput& in) { cite_module_lines(r, in.state.facts, "nvidia_peermem"); },
+    .source = "cat /proc/modules (nvidia_peermem's line)",
+}};
+
+const CheckRegistration k_ib_hca{{
+    .name = "nccl_ib_hca",
+    .description = "the HCAs NCCL_IB_HCA selects exist on the node",
+    .section = CheckSection::network,
+    .facts = {"infiniband"},
+    .judge = check_nccl_ib_hca,
+}};
+
+}  // namespace
 }  // namespace gpuctl::verify_detail

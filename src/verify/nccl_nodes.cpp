@@ -8,6 +8,7 @@
 #include <gpuctl/facts/collect.hpp>
 #include <gpuctl/inventory/hostlist.hpp>
 #include <gpuctl/util/strings.hpp>
+#include <gpuctl/verify/catalog.hpp>
 #include <gpuctl/verify/nccl_allreduce.hpp>
 
 #include <algorithm>
@@ -189,6 +190,17 @@ CheckResult named(CheckResult result, const NcclNodesTask* task) {
   }
   return result;
 }
+
+// Verify adds it across nodes (verify --nccl-nodes); no playbook names it, so it has no judge.
+// Its results carry the controller's command and what the node's task printed.
+const CheckRegistration k_nccl_nodes{{
+    .name = k_nccl_nodes_check,
+    .description = "verify --nccl-nodes: an NCCL all-reduce across the node's set of nodes, run through Slurm, sums "
+                   "correctly (bus bandwidth reported)",
+    .section = CheckSection::software,
+    .runner = NodeRunner::nccl_nodes,
+    .source = "salloc + srun on slurm.controller, the task's output",
+}};
 
 }  // namespace
 

@@ -1,11 +1,10 @@
 // Network checks over the `net_interfaces` fact: the entries of /sys/class/net and their
 // operstate, as the kernel names them.
-#include "network_checks.hpp"
-
 #include "check_result.hpp"
 
 #include <gpuctl/inventory/nccl_socket_ifname.hpp>
 #include <gpuctl/util/strings.hpp>
+#include <gpuctl/verify/catalog.hpp>
 
 #include <fmt/format.h>
 
@@ -119,4 +118,15 @@ CheckResult check_nccl_socket_ifname(const CheckInput& in) {
   return result;
 }
 
+namespace {
+
+const CheckRegistration k_socket_ifname{{
+    .name = "nccl_socket_ifname",
+    .description = "NCCL_SOCKET_IFNAME selects an interface the node has",
+    .section = CheckSection::network,
+    .facts = {"net_interfaces"},
+    .judge = check_nccl_socket_ifname,
+}};
+
+}  // namespace
 }  // namespace gpuctl::verify_detail

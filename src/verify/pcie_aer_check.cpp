@@ -1,11 +1,10 @@
 // The PCIe AER check over the `pcie_aer` fact: the counters the kernel's AER driver keeps per
 // PCI function since boot (drivers/pci/pcie/aer.c), for the GPUs nvidia-smi lists and the ports
 // at the other end of their links.
-#include "pcie_aer_check.hpp"
-
 #include "check_result.hpp"
 
 #include <gpuctl/util/strings.hpp>
+#include <gpuctl/verify/catalog.hpp>
 
 #include <fmt/format.h>
 
@@ -134,4 +133,15 @@ CheckResult check_pcie_aer(const CheckInput& in) {
   return result;
 }
 
+namespace {
+
+const CheckRegistration k_pcie_aer{{
+    .name = "pcie_aer",
+    .description = "no uncorrectable PCIe AER error since boot on a GPU or the port above it (sysfs aer_dev_*)",
+    .section = CheckSection::gpu,
+    .facts = {"pcie_aer"},
+    .judge = check_pcie_aer,
+}};
+
+}  // namespace
 }  // namespace gpuctl::verify_detail

@@ -224,7 +224,7 @@ TEST(ProbeScript, SpawnsNoHelperProcesses) {
   EXPECT_EQ(std::count(names.begin(), names.end(), "remapped_rows"), 1);
 
   CollectOptions plan;
-  plan.row_remapper = plan.topology = plan.clock_events = plan.fabric = plan.kernel_xids = false;
+  plan.optional_probes.emplace();
   plan.exact_packages = {"munge", "slurmd"};
   const auto lean = build_probe_script("n", plan);
   EXPECT_EQ(lean.find("ROW_REMAPPER"), std::string::npos);

@@ -368,7 +368,7 @@ TEST(DriverOriginProbe, IsPartOfEveryBatchAndSpawnsOnlyDpkgQuery) {
   const auto names = probe_names();
   EXPECT_EQ(std::count(names.begin(), names.end(), "driver_origin"), 1);
   CollectOptions plan;  // plan's lean batch asks it too: the planner reads the fact
-  plan.row_remapper = plan.topology = false;
+  plan.optional_probes.emplace();
   const auto lean = probe_names(plan);
   EXPECT_EQ(std::count(lean.begin(), lean.end(), "driver_origin"), 1);
 

@@ -171,12 +171,6 @@ Names range(const std::string& prefix, int low, int high, int width, const std::
   return names;
 }
 
-Names concat(std::initializer_list<Names> lists) {
-  Names out;
-  for (const auto& list : lists) out.insert(out.end(), list.begin(), list.end());
-  return out;
-}
-
 // r01n01..r04n16 with r02n07, r03n01 and r04n09..r04n16 missing.
 Names racks_with_holes() {
   Names names;

@@ -130,7 +130,7 @@ TEST(InfinibandProbe, ReadsSysfsWithTheShellAloneAndOnlyInVerifyOrFacts) {
   const auto body = infiniband_probe_body();
   for (const auto* helper : {"$(", "`", "cat ", " | ", "ls ", "grep"}) EXPECT_EQ(body.find(helper), std::string::npos) << helper;
   facts::CollectOptions plan;
-  plan.row_remapper = plan.topology = plan.infiniband = false;
+  plan.optional_probes.emplace();
   const auto lean = facts::probe_names(plan);
   EXPECT_EQ(std::ranges::count(lean, "infiniband"), 0);
   EXPECT_EQ(std::ranges::count(facts::probe_names(), "infiniband"), 1);

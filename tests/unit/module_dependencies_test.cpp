@@ -1,6 +1,7 @@
 // The direction of dependency between modules, checked on the sources: a module's public
 // headers (include/gpuctl/<module>) and its sources (src/<module>) include only modules of a
-// lower layer, and the planner includes nothing that does I/O. The layers, lowest first (an
+// lower layer, and the planner includes nothing that does I/O (no node, no state, no secret
+// store: api/ hands it secrets through ProgramSources::secret_store). The layers, lowest first (an
 // arrow means "may use"; modules of one layer do not use each other):
 //   core -> util -> yaml -> packages -> inventory -> {template, transport, state} ->
 //   {playbook, exec} -> facts -> plan -> {apply, verify} -> report -> api -> cli
@@ -39,7 +40,8 @@ struct Rule {
 const std::vector<Rule>& rules() {
   static const std::vector<Rule> k_rules{
       {"plan", {"transport", "exec", "state"},
-       "the planner is pure (facts + program -> plan): the state probe runs in facts/state_probe.hpp"},
+       "the planner is pure (facts + program -> plan): the state probe runs in facts/state_probe.hpp, and secrets "
+       "come from state/secret_store.hpp through ProgramSources::secret_store, which api/ fills"},
   };
   return k_rules;
 }
@@ -47,15 +49,12 @@ const std::vector<Rule>& rules() {
 struct Include {
   std::string file;  // relative to the source tree
   int line = 0;
-  std::string module;
+  std::string module;  // for includes_of: the module included; for headers_of: the header as written
 };
 
-// Every `#include <gpuctl/<module>/...>` (or "gpuctl/<module>/..."), and every include of a
-// module's private header by its path under src/ ("yaml/decoder.hpp"), in the module's headers
-// and sources.
-std::vector<Include> includes_of(const std::string& module, int& files_read) {
-  static const std::regex k_include(R"(^\s*#\s*include\s*[<"]gpuctl/([A-Za-z0-9_]+)/)");
-  static const std::regex k_private_include(R"(^\s*#\s*include\s*"([A-Za-z0-9_]+)/)");
+// One Include per line of the module's headers and sources that one of `patterns` matches,
+// with that pattern's first group.
+std::vector<Include> matches_in(const std::string& module, const std::vector<std::regex>& patterns, int& files_read) {
   const fs::path root(GPUCTL_SOURCE_DIR);
   std::vector<Include> found;
   for (const auto& dir : {root / "include" / "gpuctl" / module, root / "src" / module}) {
@@ -68,12 +67,30 @@ std::vector<Include> includes_of(const std::string& module, int& files_read) {
       std::string text;
       for (int line = 1; std::getline(in, text); ++line) {
         std::smatch match;
-        if (std::regex_search(text, match, k_include) || std::regex_search(text, match, k_private_include))
-          found.push_back({fs::relative(entry.path(), root).string(), line, match[1].str()});
+        for (const auto& pattern : patterns)
+          if (std::regex_search(text, match, pattern)) {
+            found.push_back({fs::relative(entry.path(), root).string(), line, match[1].str()});
+            break;
+          }
       }
     }
   }
   return found;
+}
+
+// Every `#include <gpuctl/<module>/...>` (or "gpuctl/<module>/..."), and every include of a
+// module's private header by its path under src/ ("yaml/decoder.hpp"), in the module's headers
+// and sources.
+std::vector<Include> includes_of(const std::string& module, int& files_read) {
+  static const std::vector<std::regex> k_includes{std::regex(R"(^\s*#\s*include\s*[<"]gpuctl/([A-Za-z0-9_]+)/)"),
+                                                  std::regex(R"(^\s*#\s*include\s*"([A-Za-z0-9_]+)/)")};
+  return matches_in(module, k_includes, files_read);
+}
+
+// Every header the module's headers and sources include, as written ("sys/stat.h", "gpuctl/util/strings.hpp").
+std::vector<Include> headers_of(const std::string& module, int& files_read) {
+  static const std::vector<std::regex> k_includes{std::regex(R"(^\s*#\s*include\s*[<"]([^>"]+)[>"])")};
+  return matches_in(module, k_includes, files_read);
 }
 
 TEST(ModuleDependencies, EveryModuleIncludesOnlyLowerLayers) {
@@ -121,6 +138,22 @@ TEST(ModuleDependencies, PlanDoesNoIo) {
           << "/: " << rule.why;
     EXPECT_GT(files_read, 0);
   }
+}
+
+// The planner creates no file or directory: the secret store (state/secret_store.hpp) was its
+// last writer. What the store writes with (the private-directory rules, POSIX file
+// descriptors and modes) stays out of plan/; reading templates and source files goes through
+// template/ and util/file_io.hpp.
+TEST(ModuleDependencies, PlanWritesNoFiles) {
+  const std::set<std::string> forbidden{"gpuctl/util/private_dir.hpp", "fcntl.h", "unistd.h", "sys/stat.h",
+                                        "sys/types.h"};
+  int files_read = 0;
+  for (const auto& include : headers_of("plan", files_read))
+    EXPECT_FALSE(forbidden.contains(include.module))
+        << include.file << ":" << include.line << ": plan/ includes <" << include.module
+        << ">: the planner does no file I/O of its own; secrets come through ProgramSources::secret_store "
+           "(state/secret_store.hpp, bound by api/)";
+  EXPECT_GT(files_read, 0);
 }
 
 }  // namespace

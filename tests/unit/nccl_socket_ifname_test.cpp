@@ -2,6 +2,7 @@
 // the quirks of its parser), validate's lint, hostile values, the net_interfaces probe under this
 // host's shell on a real and a fake /sys/class/net (tests/data/net/), the nccl_socket_ifname
 // check, and its place in gpu-node.yaml's nccl step.
+#include <gpuctl/verify/catalog.hpp>
 #include <gpuctl/facts/collect.hpp>
 #include <gpuctl/facts/json.hpp>
 #include <gpuctl/facts/parsers.hpp>
@@ -154,12 +155,12 @@ TEST(NcclSocketIfnameLint, HostileValuesAreRefusedOrStayInert) {
   sources.secrets = SecretMode::masked;
   auto program = resolve_program(inventory, inventory.nodes[1], testing::shipped_playbooks(), sources);
   ASSERT_TRUE(program) << program.error().to_string();
-  const auto options = node_probe_options(*program, ProbePurpose::verify);
-  EXPECT_TRUE(options.net_interfaces);
+  const auto options = node_probe_options(*program, check_needs(program->checks()).probe_extras());
+  EXPECT_TRUE(options.optional_probes->contains("net_interfaces"));
   const auto script = facts::build_probe_script("n", options);
   EXPECT_EQ(script.find("eth*"), std::string::npos);
   EXPECT_EQ(script.find("[x]"), std::string::npos);
-  EXPECT_FALSE(node_probe_options(*program, ProbePurpose::plan).net_interfaces) << "plan never lists interfaces";
+  EXPECT_FALSE(node_probe_options(*program).optional_probes->contains("net_interfaces")) << "plan never lists interfaces";
 }
 
 // ---- the probe --------------------------------------------------------------------------
@@ -178,7 +179,7 @@ TEST(NetInterfacesProbe, ReadsSysfsWithTheShellAndAddressesWithOneIpOnlyInVerify
   EXPECT_EQ(body.find("ip -o"), body.rfind("ip -o")) << "one ip";
   EXPECT_NE(body.find("{ ip -o addr show; return; }"), std::string::npos) << "ip's status is the probe's";
   facts::CollectOptions plan;
-  plan.net_interfaces = false;
+  plan.optional_probes.emplace();
   EXPECT_EQ(std::ranges::count(facts::probe_names(plan), "net_interfaces"), 0);
   EXPECT_EQ(std::ranges::count(facts::probe_names(), "net_interfaces"), 1);
   EXPECT_EQ(facts::probe_command("net_interfaces"),

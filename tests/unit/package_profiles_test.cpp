@@ -67,7 +67,9 @@ TEST(PackageProfiles, EveryShippedProfileParsesNamesEveryRowAndCitesHttps) {
     for (const auto& row : profile_row_names()) EXPECT_NE(profile->find_row(row), nullptr) << name << ": " << row;
     for (const auto& [key, url] : profile->references) EXPECT_TRUE(url.starts_with("https://")) << name << ": " << key;
     for (const auto& row : profile->rows)
-      if (!row.reference.empty()) EXPECT_TRUE(profile->references.contains(row.reference)) << name << ": " << row.row;
+      if (!row.reference.empty()) {
+        EXPECT_TRUE(profile->references.contains(row.reference)) << name << ": " << row.row;
+      }
   }
 }
 

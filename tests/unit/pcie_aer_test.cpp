@@ -2,6 +2,7 @@
 // parser on the kernel's formats (tests/data/pcie-aer/, with sources: the ABI document's own
 // sample and files printed as drivers/pci/pcie/aer.c prints them), the pcie_aer check, and its
 // place in gpu-node.yaml's driver step.
+#include <gpuctl/verify/catalog.hpp>
 #include <gpuctl/facts/collect.hpp>
 #include <gpuctl/facts/json.hpp>
 #include <gpuctl/facts/parsers.hpp>
@@ -244,13 +245,16 @@ TEST(PcieAerProbe, OneGrepForEveryFileAndOnlyWhereTheCheckRuns) {
   EXPECT_NE(body.find("grep -e '' -- \"$@\" /dev/null"), std::string::npos);
   EXPECT_EQ(body.find("grep -e"), body.rfind("grep -e")) << "one grep";
   facts::CollectOptions lean;
-  lean.pcie_aer = false;
+  lean.optional_probes.emplace();
   EXPECT_EQ(std::ranges::count(facts::probe_names(lean), "pcie_aer"), 0);
   ProgramFixture driver({StepSpec{"driver", {}, RebootPolicy::never, "", {"pcie_link", "pcie_aer"}}});
-  EXPECT_TRUE(node_probe_options(driver.program, ProbePurpose::verify).pcie_aer);
-  EXPECT_FALSE(node_probe_options(driver.program, ProbePurpose::plan).pcie_aer);
+  const auto verify_options = [](const NodeProgram& program) {
+    return node_probe_options(program, check_needs(program.checks()).probe_extras());
+  };
+  EXPECT_TRUE(verify_options(driver.program).optional_probes->contains("pcie_aer"));
+  EXPECT_FALSE(node_probe_options(driver.program).optional_probes->contains("pcie_aer"));
   ProgramFixture other({StepSpec{"driver", {}, RebootPolicy::never, "", {"pcie_link"}}});
-  EXPECT_FALSE(node_probe_options(other.program, ProbePurpose::verify).pcie_aer);
+  EXPECT_FALSE(verify_options(other.program).optional_probes->contains("pcie_aer"));
 }
 
 TEST(PcieAerProbe, RunsOnAFakeTree) {

@@ -1,5 +1,6 @@
 // The state probe (plan/node_state.hpp): the generated script really run by /bin/sh against a
 // temp dir, then parsed; hand-written probe outputs for packages, services and guards.
+#include <gpuctl/verify/catalog.hpp>
 #include <gpuctl/plan/node_state.hpp>
 
 #include "probe_capture.hpp"
@@ -167,9 +168,9 @@ TEST(NodeStateProbe, PackagesGoToTheBatchsDpkgQueryAndServicesToOneSystemctlShow
   const auto script = node_state_script(fixture.program);
   EXPECT_EQ(script.find("dpkg-query"), std::string::npos) << "the facts batch asks dpkg once for both";
   EXPECT_EQ(program_packages(fixture.program), (std::vector<std::string>{"munge", "slurmd"}));
-  const auto options = node_probe_options(fixture.program, ProbePurpose::plan);
+  const auto options = node_probe_options(fixture.program);
   EXPECT_EQ(options.exact_packages, (std::vector<std::string>{"munge", "slurmd"}));
-  EXPECT_EQ(options.state_script, node_state_script(fixture.program, ProbePurpose::plan));
+  EXPECT_EQ(options.state_script, node_state_script(fixture.program));
   EXPECT_NE(script.find("systemctl show --property=Id,LoadState,UnitFileState,ActiveState -- munge slurmd"),
             std::string::npos) << script;
   EXPECT_NE(script.find("@@done"), std::string::npos);
@@ -179,16 +180,20 @@ TEST(NodeStateProbe, PlanAsksNoGpuExtrasVerifyOnlyWhatItsChecksRead) {
   ProgramFixture plain({StepSpec{"s", {resolved_package("x")}, RebootPolicy::never, "", {"gpu_count"}}});
   ProgramFixture deep({StepSpec{"s", {resolved_package("x")}, RebootPolicy::never, "", {"row_remap", "nvlink_topology"}}});
   for (const auto* fixture : {&plain, &deep}) {
-    const auto plan = node_probe_options(fixture->program, ProbePurpose::plan);
-    EXPECT_FALSE(plan.row_remapper);
-    EXPECT_FALSE(plan.topology);
+    const auto plan = node_probe_options(fixture->program);
+    ASSERT_TRUE(plan.optional_probes);
+    EXPECT_TRUE(plan.optional_probes->empty());
   }
-  const auto shallow = node_probe_options(plain.program, ProbePurpose::verify);
-  EXPECT_FALSE(shallow.row_remapper);
-  EXPECT_FALSE(shallow.topology);
-  const auto verify = node_probe_options(deep.program, ProbePurpose::verify);
-  EXPECT_TRUE(verify.row_remapper);
-  EXPECT_TRUE(verify.topology);
+  const auto verify_options = [](const NodeProgram& program) {
+    return node_probe_options(program, check_needs(program.checks()).probe_extras());
+  };
+  const auto shallow = verify_options(plain.program);
+  EXPECT_FALSE(shallow.optional_probes->contains("remapped_rows"));
+  EXPECT_FALSE(shallow.optional_probes->contains("topology"));
+  const auto verify = verify_options(deep.program);
+  EXPECT_TRUE(verify.optional_probes->contains("remapped_rows"));
+  EXPECT_TRUE(verify.optional_probes->contains("topology"));
+  EXPECT_TRUE(verify.optional_probes->contains("nvlink"));
 }
 
 TEST(NodeStateParse, ReadsPackagesFromTheBatchsDpkgLines) {
@@ -406,11 +411,13 @@ ProgramFixture slurm_program(std::vector<std::string> checks) {
 }
 
 TEST(NodeStateProbe, AsksScontrolOnlyWhenAStepChecksTheRegistration) {
-  EXPECT_EQ(node_state_script(slurm_program({"slurmd_active"}).program).find("scontrol"), std::string::npos);
+  const auto active = slurm_program({"slurmd_active"});
+  EXPECT_EQ(node_state_script(active.program, check_needs(active.program.checks()).probe_extras()).find("scontrol"),
+            std::string::npos);
   const auto registered = slurm_program({"slurmd_active", "slurmd_registered"});
-  const auto script = node_state_script(registered.program);
+  const auto script = node_state_script(registered.program, check_needs(registered.program.checks()).probe_extras());
   EXPECT_NE(script.find("scontrol show node node01"), std::string::npos) << script;
-  EXPECT_EQ(node_state_script(registered.program, ProbePurpose::plan).find("scontrol"), std::string::npos)
+  EXPECT_EQ(node_state_script(registered.program).find("scontrol"), std::string::npos)
       << "a plan does not read Slurm's view of the node";
   const auto state = parse_node_state(slurm_program({}).program, "@@done\n");
   ASSERT_TRUE(state);
@@ -423,7 +430,7 @@ TEST(NodeStateProbe, RealShellRunCapturesScontrolOutputAndExitCode) {
   const std::string output = "NodeName=node01 Arch=x86_64\n@@done\n   State=IDLE\n";
   fake_scontrol(dir, output, 0);
   const auto fixture = slurm_program({"slurmd_registered"});
-  const auto script = "PATH='" + (dir / "bin") + "':$PATH; export PATH\n" + node_state_script(fixture.program);
+  const auto script = "PATH='" + (dir / "bin") + "':$PATH; export PATH\n" + node_state_script(fixture.program, ProbeExtras{.facts = {}, .slurm_node_view = true});
   auto state = parse_node_state(fixture.program, run_sh(dir, script));
   ASSERT_TRUE(state) << state.error().to_string();
   ASSERT_TRUE(state->slurm_node);
@@ -442,7 +449,7 @@ TEST(NodeStateProbe, RealShellRunReportsAMissingScontrol) {
   TempDir dir;
   fs::create_directories(dir / "empty");
   const auto fixture = slurm_program({"slurmd_registered"});
-  const auto script = "PATH='" + (dir / "empty") + "'; export PATH\n" + node_state_script(fixture.program);
+  const auto script = "PATH='" + (dir / "empty") + "'; export PATH\n" + node_state_script(fixture.program, ProbeExtras{.facts = {}, .slurm_node_view = true});
   const auto state = parse_node_state(fixture.program, run_sh(dir, script));
   ASSERT_TRUE(state) << state.error().to_string();
   ASSERT_TRUE(state->slurm_node);

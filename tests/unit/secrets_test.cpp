@@ -1,7 +1,7 @@
-// The local secret store (plan/secrets.hpp) against real directories: keys are created 0600 in
+// The local secret store (state/secret_store.hpp) against real directories: keys are created 0600 in
 // 0700 directories gpuctl makes itself; nothing it did not create is chmodded, followed or
 // adopted, and cluster or secret names cannot lead out of the store.
-#include <gpuctl/plan/secrets.hpp>
+#include <gpuctl/state/secret_store.hpp>
 
 #include "temp_dir.hpp"
 
@@ -19,6 +19,10 @@ namespace {
 namespace fs = std::filesystem;
 using testing::TempDir;
 using testing::mode_of;
+using state::default_secrets_dir;
+using state::is_plain_secret_name;
+using state::load_or_create_secret;
+using state::load_secret;
 
 constexpr uid_t k_other_uid = 65534;  // nobody
 

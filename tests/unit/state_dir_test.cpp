@@ -2,7 +2,7 @@
 // are created 0700; an existing directory or database that others could write or that is not
 // the current user's is refused with the fix and left exactly as it was; no symlink is
 // followed to the database.
-#include <gpuctl/plan/secrets.hpp>
+#include <gpuctl/state/secret_store.hpp>
 #include <gpuctl/state/state_store.hpp>
 #include <gpuctl/util/private_dir.hpp>
 
@@ -21,6 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::TempDir;
 using testing::mode_of;
+using state::load_or_create_secret;
 
 bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
 

@@ -1,4 +1,5 @@
 // Verification checks (verify/checks.hpp) over NodeFacts and NodeState built from values.
+#include <gpuctl/facts/collect.hpp>
 #include <gpuctl/verify/checks.hpp>
 #include <gpuctl_build_paths.hpp>
 
@@ -120,6 +121,34 @@ TEST_F(Checks, EveryKnownCheckPassesOnAHealthyNode) {
   const auto results = run_checks(names, CheckInput{inventory, node, fixture.program, state, nccl_run ? &*nccl_run : nullptr, &dcgm_run});
   ASSERT_EQ(results.size(), names.size());
   for (const auto& r : results) EXPECT_EQ(r.status, CheckStatus::pass) << r.name << ": " << r.detail << r.observed;
+}
+
+// The catalog's promise: every check that does not pass cites the node command it read and
+// what that printed. A node where every probe of the batch failed, every service is stopped,
+// scontrol cannot reach the controller, and the all-reduce and DCGM's diagnostic could not run.
+TEST_F(Checks, EveryKnownCheckFailsOrErrorsOnABrokenNodeAndCitesItsSource) {
+  std::map<std::string, facts::ProbeOutput> probes;
+  for (const auto& probe : facts::probe_names()) probes[probe] = {1, "", probe + ": Input/output error"};
+  state.facts = facts::facts_from_probes(node.name, probes);
+  for (auto& [name, service] : state.services) service.running = false;
+  state.slurm_node = ObservedSlurmNode{true, 1, "slurm_load_node: Unable to contact slurm controller (connect failure)\n"};
+  state.files["/etc/nccl.conf"] = ObservedFile{};
+  node.gpu.max_temperature_c = 85;
+  node.gpu.nvlink = NvlinkSpec{"NV18", 18, 25.0};
+  node.gpu.nccl_allreduce = NcclAllreduceSpec{};
+  node.gpu.dcgm_diag = DcgmDiagSpec{};
+  const ObservedNcclRun nccl{"", "", -1, "", "no cc on the node: install gcc and libnccl-dev"};
+  const ObservedDcgmDiag dcgm{1, "dcgmi diag -r 1 -j", 1, "Error: unable to establish a connection to the specified host", {}, {}};
+  std::vector<std::string> names;
+  for (const auto& info : known_checks()) names.push_back(info.name);
+  const auto results = run_checks(names, CheckInput{inventory, node, fixture.program, state, &nccl, &dcgm});
+  ASSERT_EQ(results.size(), names.size());
+  for (const auto& r : results) {
+    EXPECT_TRUE(r.status == CheckStatus::fail || r.status == CheckStatus::error)
+        << r.name << " is " << to_string(r.status) << ": " << r.detail;
+    EXPECT_FALSE(r.command.empty()) << r.name << " cites no command";
+    EXPECT_FALSE(r.output.empty()) << r.name << " cites no output";
+  }
 }
 
 TEST_F(Checks, UnknownCheckIsAnErrorNamingIt) {

@@ -8,6 +8,7 @@
 #include <gpuctl/inventory/hostlist.hpp>
 #include <gpuctl/inventory/json.hpp>
 #include <gpuctl/inventory/loader.hpp>
+#include <gpuctl/playbook/loader.hpp>
 #include <gpuctl/template/render_tree.hpp>
 
 #include <expected>
@@ -16,8 +17,13 @@
 
 namespace gpuctl {
 
-// `validate`: every error and lint warning of the inventory at `path`.
-LoadResult run_validate(const std::string& path);
+// `validate`: every error and lint warning of the inventory at `path`, and the errors of the
+// playbooks it would run (names or paths; none: the shipped gpu-node and head-node), among them
+// a step's `checks:` naming a check verify does not know. Any error leaves `inventory` unset.
+LoadResult run_validate(const std::string& path, const std::vector<std::string>& playbooks = {});
+
+// What playbooks are checked against: the check catalog's names (verify/catalog.hpp).
+PlaybookRules playbook_rules();
 
 enum class InventoryView {
   folded,    // for people: nodes whose settings read the same (but for their own name and address) are one block

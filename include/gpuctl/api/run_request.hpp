@@ -22,13 +22,14 @@ namespace gpuctl {
 
 // The inventory and what of it a run works on (the command line's target options).
 struct RunTarget {
-  std::string inventory;                  // path of the inventory (YAML)
-  std::string limit;                      // hostlists and group names; empty: every node
+  // (default member initializers: designated and shorter brace-inits stay warning-free)
+  std::string inventory{};                // path of the inventory (YAML)
+  std::string limit{};                    // hostlists and group names; empty: every node
   int forks = exec::k_default_forks;
-  std::string connection;                 // "", "ssh" or "local": overrides every node's
-  std::vector<std::string> playbooks;     // names or paths; empty: the site default
-  std::string templates_dir;              // empty: the shipped templates
-  std::string command;                    // the subcommand, names the run log and the run record
+  std::string connection{};               // "", "ssh" or "local": overrides every node's
+  std::vector<std::string> playbooks{};   // names or paths; empty: the site default
+  std::string templates_dir{};            // empty: the shipped templates
+  std::string command{};                  // the subcommand, names the run log and the run record
 };
 
 // The caller's side of a run. Every member may be left empty.

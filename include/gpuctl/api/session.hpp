@@ -94,7 +94,10 @@ class Session {
  private:
   struct NodeData;
   // Resolves the node's program (once per session) and gathers the node's current state.
-  Result<NodeState> probe_node(std::size_t index, ProbePurpose purpose);
+  // The node's program, resolved once.
+  Result<const NodeProgram*> node_program(std::size_t index);
+  // `purpose` names the probe in the run's hooks ("plan", "verify").
+  Result<NodeState> probe_node(std::size_t index, std::string_view purpose, const ProbeExtras& extras = {});
   // Keeps the facts of a state whose plan or checks are made (probed_facts); drops the rest.
   void keep_facts(std::size_t index, NodeState&& state);
   // Called when a node's task in a phase ends: closes its session unless every node's session

@@ -10,7 +10,7 @@ namespace gpuctl {
 struct NodeApplyOutcome {
   exec::NodeOutcome outcome;   // ok | changed | failed | unreachable | skipped, with reason
   NodeApplyResult result;      // steps, failing step, output tail, hint
-  std::string address;         // where it was applied (for the recap's folding); empty when not known
+  std::string address{};       // where it was applied (for the recap's folding); empty when not known
 };
 
 }  // namespace gpuctl

@@ -12,6 +12,8 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,26 +34,11 @@ struct CollectOptions {
       "linux-headers-*", "dkms", "rdma-core", "infiniband-diags", "ibverbs-*"};
   // Package names asked in the same dpkg-query (a program's packages, for the planner).
   std::vector<std::string> exact_packages;
-  // The GPU facts beyond the one query, each one more nvidia-smi start: remapped rows
-  // (`-q -d ROW_REMAPPER`, the row_remap check) and the NVLink topology (`topo -m` and
-  // `nvlink -s`, the nvlink_topology check). `gpuctl facts` asks for all; plan for none.
-  bool row_remapper = true;
-  bool topology = true;
-  // Verify's health probes: why clocks are held down (one more nvidia-smi), the NVSwitch
-  // fabric's registration (one more, NVSwitch nodes only), the driver's Xids (dmesg).
-  bool clock_events = true;
-  bool fabric = true;
-  bool kernel_xids = true;
-  // The RDMA ports in /sys/class/infiniband (the ib_ports and nccl_ib_hca checks): shell reads
-  // only, no process. `gpuctl facts` asks; plan never; verify where those checks run.
-  bool infiniband = true;
-  // The network interfaces under /sys/class/net with their operstate (the nccl_socket_ifname
-  // check): shell globbing and reads, no process. `gpuctl facts` asks; plan never; verify where
-  // that check runs.
-  bool net_interfaces = true;
-  // Verify's PCIe AER probe (the pcie_aer check): each GPU's aer_dev_* files in sysfs, for the
-  // GPUs the driver lists under /proc/driver/nvidia/gpus, read by one grep.
-  bool pcie_aer = true;
+  // The optional probes the batch runs, by name (each declared once with its fact:
+  // src/facts/fact_catalog.hpp; e.g. "remapped_rows", "topology", "nvlink", "clock_events",
+  // "fabric", "kernel_xids", "infiniband", "net_interfaces", "pcie_aer"). nullopt: every one
+  // (`gpuctl facts`); plan asks for none; verify for those its checks read.
+  std::optional<std::set<std::string>> optional_probes;
   // A POSIX sh function body run last in the batch as probe k_state_probe (empty: none).
   std::string state_script;
 };

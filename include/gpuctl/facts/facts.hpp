@@ -3,6 +3,7 @@
 // Each fact comes from a command plus a pure parser (facts/parsers.hpp). A fact that could
 // not be gathered is "absent" with its reason; it is never silently defaulted.
 
+#include <any>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -23,6 +24,33 @@ struct Fact {
   bool present() const { return value.has_value(); }
   static Fact of(T v) { return Fact{std::move(v), {}}; }
   static Fact absent(std::string why) { return Fact{std::nullopt, std::move(why)}; }
+};
+
+// The name and type of a fact that a fact file declares outside NodeFacts' own members (a
+// probe of facts/fact_catalog's): its public header holds the key, its .cpp parses into it.
+template <typename T>
+struct FactKey {
+  std::string_view name;
+};
+
+// The facts declared by fact files, by their keys' names. A fact the batch did not gather
+// reads as absent with the reason, never as a default value.
+class FactSlots {
+ public:
+  template <typename T>
+  void set(const FactKey<T>& key, Fact<T> fact) {
+    m_facts[std::string(key.name)] = std::move(fact);
+  }
+  template <typename T>
+  Fact<T> get(const FactKey<T>& key) const {
+    const auto it = m_facts.find(key.name);
+    if (it == m_facts.end()) return Fact<T>::absent(std::string(key.name) + ": not probed (this run's batch did not ask)");
+    return std::any_cast<const Fact<T>&>(it->second);
+  }
+  bool contains(std::string_view name) const { return m_facts.find(name) != m_facts.end(); }
+
+ private:
+  std::map<std::string, std::any, std::less<>> m_facts;
 };
 
 // One GPU as `nvidia-smi --query-gpu` (and `-q`) reported it. A field nvidia-smi printed no
@@ -190,7 +218,7 @@ struct NetInterface {
   std::string operstate;               // "up"
   // "192.0.2.2/24", "fe80::1/64", in ip's order; nullopt: not read (no `ip` on the node and no
   // /proc/net/if_inet6).
-  std::optional<std::vector<std::string>> addresses;
+  std::optional<std::vector<std::string>> addresses{};
   // Only the IPv6 addresses were read (/proc/net/if_inet6: the node has no `ip`): IPv4 unknown.
   bool ipv6_only = false;
 
@@ -283,6 +311,7 @@ struct NodeFacts {
   std::map<std::string, std::string> packages;  // installed dpkg packages we care about: name -> version
   std::string packages_absent_reason;  // why `packages` is empty when dpkg-query could not run
   std::map<std::string, FactSource> sources{};  // by probe name (facts/collect.hpp); not in facts JSON
+  FactSlots declared{};                 // the facts fact files declare (FactKey), by name
 
   bool module_loaded(std::string_view name) const;
 };

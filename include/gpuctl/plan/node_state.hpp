@@ -13,6 +13,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 namespace gpuctl {
@@ -39,7 +40,7 @@ struct ObservedService {
 };
 
 // What `scontrol show node <node>` said on the node (stdout and stderr together). Gathered
-// only for programs that check slurmd_registered; volatile, so not part of the fingerprint.
+// only where a check reads Slurm's view (ProbeExtras); volatile, so not part of the fingerprint.
 struct ObservedSlurmNode {
   bool scontrol_found = false;  // false: no scontrol on the node's PATH
   int exit_code = 0;
@@ -61,9 +62,13 @@ struct NodeState {
   std::string fingerprint() const;
 };
 
-// What a probe is for: a plan reads what the changes depend on; verify also what its checks
-// read (remapped rows, NVLink topology, Slurm's view of the node).
-enum class ProbePurpose { plan, verify };
+// What a probe reads beyond what the changes depend on: the facts and views verify's checks
+// read, named by the caller (verify/catalog.hpp check_probe_extras), so plan/ knows no check.
+// Empty: a plan's probe.
+struct ProbeExtras {
+  std::set<std::string> facts;     // optional probes of the facts batch (facts/collect.hpp)
+  bool slurm_node_view = false;    // `scontrol show node NODE` in the state script, bounded
+};
 
 // The program's package names, once each, in program order (pure).
 std::vector<std::string> program_packages(const NodeProgram& program);
@@ -71,11 +76,11 @@ std::vector<std::string> program_packages(const NodeProgram& program);
 // The state script for `program` (pure): a POSIX sh function body that prints the sections
 // parse_node_state reads. Every file costs the node one stat, one cat and (secrets) one
 // sha256sum together; every service one systemctl show together; guards run as written.
-std::string node_state_script(const NodeProgram& program, ProbePurpose purpose = ProbePurpose::verify);
+std::string node_state_script(const NodeProgram& program, const ProbeExtras& extras = {});
 
 // The one facts batch that probes `program` on a node (pure): the state script as its last
-// probe, the program's packages in its dpkg-query, and the GPU extras `purpose` needs.
-facts::CollectOptions node_probe_options(const NodeProgram& program, ProbePurpose purpose);
+// probe, the program's packages in its dpkg-query, and the optional probes `extras` names.
+facts::CollectOptions node_probe_options(const NodeProgram& program, const ProbeExtras& extras = {});
 
 // Parses the state script's output (pure), with the facts collected beside it and the batch's
 // dpkg-query lines ("package<TAB>version<TAB>status") for the program's packages. Errors only

@@ -26,7 +26,7 @@ struct Change {
   std::string diff;            // unified diff for files; empty for secrets
   std::size_t step_index = 0;  // into NodeProgram::steps
   std::size_t resource_index = 0;  // into ResolvedStep::resources (resource changes only)
-  std::string content_digest;  // files: SHA-256 of the content apply would write; empty otherwise
+  std::string content_digest{};  // files: SHA-256 of the content apply would write; empty otherwise
 };
 
 enum class NodePlanStatus { planned, unreachable, failed };
@@ -39,13 +39,13 @@ struct NodePlan {
   std::vector<Change> changes;
   // What the reader must know that is no change: a driver adopted as it is, or one whose
   // package install will meet files no package owns. Not bound by a saved plan.
-  std::vector<std::string> notes;
+  std::vector<std::string> notes{};   // (default member initializers: shorter brace-inits stay warning-free)
   // The digest recorded with `changes` in a saved plan (plan_from_json); empty in a plan made
   // in memory. plan_to_json always writes changes_digest(changes), never this field.
-  std::string changes_digest;
+  std::string changes_digest{};
   // The address the node was planned at (the inventory's), for the reader: the text view folds
   // nodes that differ only by it. Not bound: a saved plan is matched by node name.
-  std::string address;
+  std::string address{};
 };
 
 // A local file or secret the plan was made from, by its content's SHA-256 (never the content).

@@ -1,14 +1,17 @@
 #pragma once
 // A node's program: the playbooks' steps that apply to one node, with every `{{variable}}`
 // substituted, every `when:` decided and every file's desired content rendered. Built on the
-// control host (reads templates, source files and the secret store); contacts no node.
+// control host (reads templates and source files); contacts no node. Secrets come through
+// ProgramSources::secret_store: the planner neither reads nor creates the secret store itself.
 
 #include <gpuctl/core/error.hpp>
 #include <gpuctl/inventory/inventory.hpp>
 #include <gpuctl/playbook/playbook.hpp>
 #include <gpuctl/template/renderer.hpp>
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,9 +51,22 @@ struct NodeProgram {
 // only show files, like `gpuctl render`.
 enum class SecretMode { load_or_create, load_only, masked };
 
+// Where secret files' content comes from: api/ binds both functions to one directory of the
+// state module's secret store (state/secret_store.hpp); tests may hand a map. Contract: called
+// with a file resource's `secret:` name as substituted, possibly from several threads at once
+// (nodes resolve in parallel); an error is returned as it is, in the resource's context
+// (playbook, step, node). A function the mode needs but that is empty is an internal error.
+struct SecretProvider {
+  // SecretMode::load_or_create: the secret `name`, generated and kept on first use.
+  std::function<Result<std::string>(const std::string& name)> load_or_create;
+  // SecretMode::load_only: the secret `name` as kept, or an empty optional when there is none
+  // yet; creates nothing.
+  std::function<Result<std::optional<std::string>>(const std::string& name)> load;
+};
+
 struct ProgramSources {
   std::string templates_dir;
-  std::string secrets_dir;                   // where generated secrets live (0700)
+  SecretProvider secret_store;               // unused under SecretMode::masked
   SecretMode secrets = SecretMode::load_or_create;
   // The inventory-wide template context, prepared once for a run over many nodes (templates
   // then cost the same per node whatever the cluster's size); null: made per render.

@@ -21,13 +21,21 @@ struct PlaybookLoadResult {
   bool ok() const { return playbook.has_value(); }
 };
 
+// What a playbook is checked against beyond its own grammar. The check catalog is verify's
+// (verify/catalog.hpp), a layer above: the use cases pass its names in.
+struct PlaybookRules {
+  // The names a step's `checks:` may list; empty: not checked. An unknown one is an error at
+  // its line and column, with "did you mean".
+  std::vector<std::string> check_names;
+};
+
 // Parses and checks a playbook through the YAML front end the inventory uses, and reports
 // EVERY error: YAML syntax, unknown keys (with a suggestion), duplicate keys, wrong types, a
 // resource that is not exactly one of file/package/service/command, a file without exactly one
 // content source, bad modes, package states and reboot policies, notify naming no handler,
 // duplicate step names, a handler without exactly one of run/service or with a `{{`, shell
 // text where no quoting makes a `{{value}}` literal (shell_text.hpp). Never throws; no I/O.
-PlaybookLoadResult check_playbook_text(std::string_view text, const std::string& path);
+PlaybookLoadResult check_playbook_text(std::string_view text, const std::string& path, const PlaybookRules& rules = {});
 
 // The errors of a failed check as one Error: the first error's message, position and hint;
 // when there are more, each further one on a line of its own ("\nfile:line:col: message (hint)")
@@ -37,11 +45,11 @@ Error playbook_error(const PlaybookLoadResult& result);
 
 // check_playbook_text / reading the file first, as a Result: the playbook, or playbook_error().
 // A missing or unreadable file is ErrorCode::not_found / io.
-Result<Playbook> load_playbook(const std::string& path);
-Result<Playbook> load_playbook_text(std::string_view text, const std::string& path);
+Result<Playbook> load_playbook(const std::string& path, const PlaybookRules& rules = {});
+Result<Playbook> load_playbook_text(std::string_view text, const std::string& path, const PlaybookRules& rules = {});
 
 // Finds and loads each playbook (names or paths, in order); the first error stops.
-Result<std::vector<Playbook>> load_playbooks(const std::vector<std::string>& names_or_paths);
+Result<std::vector<Playbook>> load_playbooks(const std::vector<std::string>& names_or_paths, const PlaybookRules& rules = {});
 
 // Whether a playbook argument names a file (it contains '/' or ends in .yaml/.yml) rather than
 // a shipped playbook.

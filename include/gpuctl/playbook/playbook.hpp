@@ -40,7 +40,7 @@ struct PackageResource {
   // installs the package anyway, with a warning in the plan; "" is an ordinary package.
   // Without `version` (the persistence daemon's package, versioned apart from the driver on
   // Debian) the package follows the driver's packages: adopted when they were.
-  std::string unpackaged_driver;
+  std::string unpackaged_driver{};   // (default member initializer: older brace-inits stay warning-free)
 };
 
 struct ServiceResource {
@@ -49,7 +49,7 @@ struct ServiceResource {
   std::optional<bool> running;
   // A service of the NVIDIA driver (nvidia-persistenced): where the driver's packages were
   // adopted and the node has no such unit, the adopted driver's own setup owns it; "" ordinary.
-  std::string unpackaged_driver;
+  std::string unpackaged_driver{};   // (default member initializer: older brace-inits stay warning-free)
 };
 
 // A command with guards. It runs when neither guard says it is done already.

@@ -20,11 +20,11 @@ std::string_view to_string(CheckStatus status);
 std::string_view grid_label(CheckStatus status);
 
 struct CheckResult {
-  std::string name;
+  std::string name{};
   CheckStatus status = CheckStatus::error;
-  std::string observed;
-  std::string expected;
-  std::string detail;      // why it failed or could not run
+  std::string observed{};
+  std::string expected{};
+  std::string detail{};    // why it failed or could not run
   // For a check that failed or could not run: the node command whose output it read, and that
   // output (facts::trim_output, at most ~4 KiB). Empty for passes and for checks of local data.
   std::string command{};   // (default member initializers: older brace-inits stay warning-free)

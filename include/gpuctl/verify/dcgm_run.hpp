@@ -22,7 +22,7 @@ struct ObservedDcgmDiag {
   int exit_code = -1;     // dcgmi's; -1: it did not finish
   std::string output;     // its stdout and stderr
   std::string problem;    // why it could not run, with the fix; empty when it ran
-  std::string gpus;       // the GPUs it ran on, as "DCGM GPU 3 (GPU-...)"; empty: every GPU
+  std::string gpus{};     // the GPUs it ran on, as "DCGM GPU 3 (GPU-...)"; empty: every GPU
 };
 
 }  // namespace gpuctl

@@ -12,7 +12,7 @@ namespace gpuctl {
 struct NodeVerifyOutcome {
   exec::NodeOutcome outcome;   // ok (all pass) | failed (a check failed or errored) | unreachable | skipped
   std::vector<CheckResult> checks;
-  std::string address;         // where it was verified (for the views' folding); empty when not known
+  std::string address{};       // where it was verified (for the views' folding); empty when not known
 };
 
 }  // namespace gpuctl

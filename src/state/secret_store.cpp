@@ -1,4 +1,4 @@
-#include <gpuctl/plan/secrets.hpp>
+#include <gpuctl/state/secret_store.hpp>
 
 #include <gpuctl/util/private_dir.hpp>
 
@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace gpuctl {
+namespace gpuctl::state {
 namespace {
 
 constexpr std::size_t k_secret_bytes = 1024;        // munge's own default key size
@@ -222,4 +222,4 @@ Result<std::string> load_or_create_secret(const std::string& secrets_dir, const 
   return std::move(*key);
 }
 
-}  // namespace gpuctl
+}  // namespace gpuctl::state

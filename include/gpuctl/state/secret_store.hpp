@@ -3,6 +3,8 @@
 // (the munge key), at <state dir>/secrets/<cluster>/<name> or $GPUCTL_SECRETS_DIR/<cluster>/<name>.
 // Files are 0600 in 0700 directories gpuctl creates itself; it changes the mode of nothing it
 // did not create, follows no symlink and adopts no file it did not create. Does file I/O; never logs content.
+// The planner never calls it: api/ hands a program's resolution a provider bound to one
+// secrets directory (ProgramSources::secret_store, plan/program.hpp).
 
 #include <gpuctl/core/error.hpp>
 
@@ -10,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-namespace gpuctl {
+namespace gpuctl::state {
 
 // Returns the secret `name` from `secrets_dir`, generating it (from /dev/urandom) the first
 // time. Missing directories are created 0700. Refused (validation, with the fix; nothing is
@@ -39,4 +41,4 @@ bool is_plain_secret_name(std::string_view name);
 // Root of gpuctl's local state: $GPUCTL_STATE_DIR, else $XDG_STATE_HOME/gpuctl, else ~/.local/state/gpuctl.
 std::string default_state_dir();
 
-}  // namespace gpuctl
+}  // namespace gpuctl::state

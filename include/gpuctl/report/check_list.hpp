@@ -1,0 +1,16 @@
+#pragma once
+// `gpuctl verify --list`: the check catalog (verify/catalog.hpp) as text or JSON. Pure.
+
+#include <string>
+
+namespace gpuctl {
+
+// Every check by section: one line each, its name and description; a footer names the checks a
+// playbook cannot list (verify adds them) and where the details are.
+std::string render_check_list();
+
+// {"format_version": 1, "checks": [{"name", "description", "section", "facts", "runner",
+// "source", "in_playbooks"}]}, in the text's order.
+std::string check_list_to_json();
+
+}  // namespace gpuctl
