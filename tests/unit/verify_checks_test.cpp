@@ -1,5 +1,6 @@
 // Verification checks (verify/checks.hpp) over NodeFacts and NodeState built from values.
 #include <gpuctl/facts/collect.hpp>
+#include <gpuctl/facts/slurmd_hardware.hpp>
 #include <gpuctl/verify/checks.hpp>
 #include <gpuctl_build_paths.hpp>
 
@@ -86,7 +87,7 @@ TEST_F(Checks, EveryKnownCheckPassesOnAHealthyNode) {
   state.files["/etc/nccl.conf"] = ObservedFile{true, "", util::sha256_hex("NCCL_DEBUG=WARN\n"), 0644, "root", "root"};
   std::vector<std::string> names;
   for (const auto& info : known_checks()) names.push_back(info.name);
-  EXPECT_EQ(names.size(), 31u);
+  EXPECT_EQ(names.size(), 32u);
   // The checks that are skipped unless declared: declared, on a healthy 8-GPU board.
   node.gpu.max_temperature_c = 85;
   std::vector<GpuClockEvents> clocks;
@@ -117,6 +118,8 @@ TEST_F(Checks, EveryKnownCheckPassesOnAHealthyNode) {
   ASSERT_TRUE(aer);
   for (std::size_t i = 0; i < aer->size(); ++i) gpus()[i].pci_bus_id = "0000" + (*aer)[i].bus_id;
   state.facts.pcie_aer = Fact<std::vector<GpuPcieAer>>::of(*aer);
+  // slurmd -C finds what the capture's slurmctld declares (CPUTot=1, RealMemory=1) and more.
+  state.facts.declared.set(facts::k_slurmd_hardware, Fact<facts::SlurmHardware>::of({2, 1, 1, 2, 1, 24105}));
   const ObservedDcgmDiag dcgm_run{1, "dcgmi diag -r 1 -j", 0, testing::dcgm4_document_around_test("Hardware"), {}};
   const auto results = run_checks(names, CheckInput{inventory, node, fixture.program, state, nccl_run ? &*nccl_run : nullptr, &dcgm_run});
   ASSERT_EQ(results.size(), names.size());
