@@ -3,7 +3,10 @@
 // that output (private to src/verify). A check's CheckSpec names its facts or its own citation
 // (verify/catalog.hpp); these are the citations checks share.
 
+#include <gpuctl/facts/collect.hpp>
 #include <gpuctl/verify/checks.hpp>
+
+#include <fmt/format.h>
 
 #include <string_view>
 
@@ -22,6 +25,20 @@ void cite_module_lines(CheckResult& result, const NodeFacts& facts, std::string_
 
 // `systemctl show` of the service, as the state probe read it.
 void cite_service(CheckResult& result, const NodeState& state, const std::string& service);
+
+// What a runner ran on the node and printed, with why it could not run first (a run's
+// `problem`); `command` where it recorded none, and a line naming `what` where it did not run.
+template <typename Run>
+void cite_node_run(CheckResult& result, const Run* run, std::string_view what, std::string command) {
+  if (!run) {
+    result.command = "(not run)";
+    result.output = fmt::format("({} did not run on the node)", what);
+    return;
+  }
+  result.command = run->command.empty() ? std::move(command) : run->command;
+  result.output = facts::trim_output(run->problem.empty() ? run->output : run->problem + "\n" + run->output,
+                                     k_source_output_limit);
+}
 
 // The DCGM exporter's service in the inventory's package profile (nvidia-dcgm-exporter for
 // NVIDIA's package), "dcgm-exporter" where the profile names none.

@@ -1,5 +1,6 @@
 // verify's dcgm_diag check: every test of DCGM's diagnostic passed, on every GPU.
 #include "check_result.hpp"
+#include "check_sources.hpp"
 
 #include <gpuctl/facts/collect.hpp>
 #include <gpuctl/util/strings.hpp>
@@ -104,14 +105,8 @@ namespace {
 
 // What ran on the node and what it printed; why it could not run where it did not.
 void cite_dcgm_run(CheckResult& result, const CheckInput& in) {
-  if (!in.dcgm_diag) {
-    result.command = "(not run)";
-    result.output = "(DCGM's diagnostic did not run on the node)";
-    return;
-  }
-  const auto& run = *in.dcgm_diag;
-  result.command = run.command.empty() ? fmt::format("dcgmi diag -r {} -j", run.level) : run.command;
-  result.output = facts::trim_output(run.problem.empty() ? run.output : run.problem + "\n" + run.output, k_source_output_limit);
+  cite_node_run(result, in.dcgm_diag, "DCGM's diagnostic",
+                fmt::format("dcgmi diag -r {} -j", in.dcgm_diag ? in.dcgm_diag->level : 0));
 }
 
 const CheckRegistration k_dcgm{{

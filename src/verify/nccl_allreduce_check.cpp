@@ -1,5 +1,6 @@
 // The NCCL all-reduce verify runs over a node's GPUs (verify/nccl_allreduce.hpp), judged.
 #include "check_result.hpp"
+#include "check_sources.hpp"
 
 #include <gpuctl/facts/collect.hpp>
 #include <gpuctl/util/strings.hpp>
@@ -42,14 +43,7 @@ CheckResult check_nccl_allreduce(const CheckInput& in) {
 
 // What ran on the node and what it printed; why it could not run where it did not.
 void cite_nccl_run(CheckResult& result, const CheckInput& in) {
-  if (!in.nccl_allreduce) {
-    result.command = "(not run)";
-    result.output = "(the NCCL all-reduce did not run on the node)";
-    return;
-  }
-  const auto& run = *in.nccl_allreduce;
-  result.command = run.command.empty() ? std::string("(gpuctl's NCCL all-reduce)") : run.command;
-  result.output = facts::trim_output(run.problem.empty() ? run.output : run.problem + "\n" + run.output, k_source_output_limit);
+  cite_node_run(result, in.nccl_allreduce, "the NCCL all-reduce", "(gpuctl's NCCL all-reduce)");
 }
 
 const CheckRegistration k_nccl_allreduce{{
