@@ -42,6 +42,9 @@ CheckResult slurm_node_hardware(const CheckInput& in) {
   if (slurm.exit_code != 0)
     return cannot_run(fmt::format("scontrol show node {} exited {}: {}", in.node.name, slurm.exit_code,
                                   util::trim(util::tail_lines(slurm.output, 2))));
+  const auto info = facts::parse_scontrol_node(slurm.output);
+  if (!info) return cannot_run(info.error().message);
+  if (info->name != in.node.name) return cannot_run(fmt::format("scontrol answered for node {}, not {}", info->name, in.node.name));
   const auto configured = facts::parse_scontrol_hardware(slurm.output);
   if (!configured) return cannot_run(configured.error().message);
   std::vector<std::string> over, under;
@@ -58,7 +61,7 @@ CheckResult slurm_node_hardware(const CheckInput& in) {
                   fmt::format("slurm.conf declares more than the node has: {}; Slurm drains it when slurmd registers: "
                               "declare what slurmd -C prints, RealMemory derated below it",
                               util::join(over, ", ")));
-  if (const auto info = facts::parse_scontrol_node(slurm.output); info && info->has_state("DRAIN"))
+  if (info->has_state("DRAIN"))
     for (const auto reason : k_low_reasons)
       if (info->reason.find(reason) != std::string::npos)
         return failed(observed, expected, fmt::format("Slurm drained the node: {}", info->reason));

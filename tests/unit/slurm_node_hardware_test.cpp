@@ -110,6 +110,10 @@ TEST_F(SlurmNodeHardware, FailsWhereSlurmAlreadyDrainedTheNodeForLowMemory) {
 TEST_F(SlurmNodeHardware, NoSlurmdOrNoControllerIsAnErrorNeverAPass) {
   with(slurm_data("scontrol-no-controller.txt"), 1);
   EXPECT_EQ(check().status, CheckStatus::error);
+  with(scontrol_with("node77", "2", "22000"));
+  const auto other = check();
+  EXPECT_EQ(other.status, CheckStatus::error) << "another node's values prove nothing about this one";
+  EXPECT_NE(other.detail.find("scontrol answered for node node77"), std::string::npos) << other.detail;
   state.slurm_node = ObservedSlurmNode{true, 0, scontrol_with(node.name, "2", "22000")};
   state.facts = facts::facts_from_probes(node.name, {{"slurmd_hardware", {127, "", "slurmd: command not found"}}});
   const auto r = check();
