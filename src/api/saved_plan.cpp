@@ -135,6 +135,30 @@ void compare_nodes(const Plan& saved, const Plan& fresh, std::vector<std::string
       differences.push_back(fmt::format("node {} is selected now but not in the saved plan", node.node));
 }
 
+// slurm.conf's hardware values: the rendered files differ too, but this names the node and value.
+void compare_slurm_hardware(const SlurmHardwareTable& saved, const SlurmHardwareTable& fresh,
+                            std::vector<std::string>& differences) {
+  for (const auto& [node, hardware] : saved) {
+    const auto now = fresh.find(node);
+    if (now == fresh.end()) {
+      differences.push_back(fmt::format("Slurm node {} has no hardware values now", node));
+      continue;
+    }
+    if (now->second == hardware) continue;
+    std::string what = "its GPU cores";
+    for (std::size_t i = 0; i < hardware.values.size() && i < now->second.values.size(); ++i)
+      if (hardware.values[i] != now->second.values[i]) {
+        what = fmt::format("{}={} ({}) saved, {}={} ({}) now", hardware.values[i].key, hardware.values[i].value,
+                           hardware.values[i].source, now->second.values[i].key, now->second.values[i].value,
+                           now->second.values[i].source);
+        break;
+      }
+    differences.push_back(fmt::format("the hardware slurm.conf gives node {} changed: {}", node, what));
+  }
+  for (const auto& [node, hardware] : fresh)
+    if (!saved.contains(node)) differences.push_back(fmt::format("Slurm node {} was not in the saved plan's hardware", node));
+}
+
 }  // namespace
 
 std::vector<BoundInput> template_digests(const std::string& templates_dir) {
@@ -191,6 +215,7 @@ Result<void> check_saved_plan(const Plan& saved, const Plan& fresh) {
   compare_inputs(saved.templates, fresh.templates, "template", differences);
   compare_inputs(saved.source_files, fresh.source_files, "source file", differences);
   compare_inputs(saved.secrets, fresh.secrets, "secret", differences);
+  compare_slurm_hardware(saved.slurm_hardware, fresh.slurm_hardware, differences);
   compare_nodes(saved, fresh, differences);
   if (differences.empty()) return {};
   std::string message = "the saved plan is not what gpuctl would do now: ";

@@ -5,7 +5,9 @@
 #include <gpuctl/api/saved_plan.hpp>
 #include <gpuctl/apply/drain.hpp>
 #include <gpuctl/apply/prefetch.hpp>
+#include <gpuctl/facts/node_hardware.hpp>
 #include <gpuctl/facts/state_probe.hpp>
+#include <gpuctl/plan/slurm_hardware.hpp>
 #include <gpuctl/template/renderer.hpp>
 #include <gpuctl/util/clock.hpp>
 #include <gpuctl/util/open_files.hpp>
@@ -60,7 +62,45 @@ const NodeFacts* Session::probed_facts(std::size_t index) const {
   return &*m_data[index]->facts;
 }
 
+void Session::gather_slurm_hardware() {
+  if (!m_inventory.cluster.slurm.enabled) return;
+  const auto declared = slurm_compute_nodes(m_inventory);
+  if (declared.empty()) return;
+  // The session's own node where it has one: it carries the run's connection settings.
+  std::vector<const Node*> nodes;
+  for (const Node* node : declared) {
+    const auto own = std::ranges::find_if(m_nodes, [&](const Node* n) { return n->name == node->name; });
+    nodes.push_back(own != m_nodes.end() ? *own : node);
+  }
+  std::vector<Result<facts::NodeHardware>> observed(nodes.size(), fail(ErrorCode::interrupted, "not read: the run was stopped"));
+  const exec::ExecutorOptions options{m_options.forks, m_options.cancel, {}};
+  exec::run_on_nodes(nodes, [&](std::size_t i, const Node& node) -> exec::TaskResult {
+    auto transport = m_pool.get(node);
+    if (!transport) {
+      observed[i] = std::unexpected(transport.error());
+      return from_error(transport.error());
+    }
+    observed[i] = facts::read_node_hardware(**transport);
+    end_node_task(node);
+    return {};
+  }, options);
+  std::vector<std::string> unknown;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    auto derived = derive_slurm_hardware(m_inventory, *nodes[i], observed[i]);
+    if (derived) m_slurm_hardware[nodes[i]->name] = std::move(*derived);
+    else unknown.push_back(derived.error().message + "; " + derived.error().hint);
+  }
+  std::vector<PreparedClusterContext::Unavailable> unavailable;
+  if (!unknown.empty())
+    unavailable.push_back({"slurm.node_groups", unknown.size() == 1 ? unknown.front()
+                                                                    : fmt::format("{} (and {} more nodes)", unknown.front(),
+                                                                                  unknown.size() - 1)});
+  m_options.sources.cluster_context =
+      std::make_shared<const PreparedClusterContext>(m_inventory, &m_slurm_hardware, std::move(unavailable));
+}
+
 Result<const NodeProgram*> Session::node_program(std::size_t index) {
+  std::call_once(m_hardware_once, [this] { gather_slurm_hardware(); });
   auto& data = *m_data[index];
   if (!data.program) {
     auto program = resolve_program(m_inventory, *m_nodes[index], m_playbooks, m_options.sources);
@@ -132,6 +172,7 @@ Plan Session::plan() {
   for (const auto& data : m_data)
     if (data->program) programs.push_back(&*data->program);
   bind_plan_inputs(plan, m_playbooks, m_options.playbook_names, m_options.sources.templates_dir, programs);
+  plan.slurm_hardware = m_slurm_hardware;
   return plan;
 }
 

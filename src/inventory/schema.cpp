@@ -6,6 +6,8 @@
 #include "schema_fields.hpp"
 
 #include <gpuctl/inventory/hostlist.hpp>
+#include <gpuctl/inventory/slurm_hardware_keys.hpp>
+#include <gpuctl/util/strings.hpp>
 
 #include <fmt/format.h>
 
@@ -118,6 +120,19 @@ void decode_hcas(Decoder& d, const YamlNode& node, RawSettings& out) {
   if (ok) set(out.ib_hcas, std::move(list), node);
 }
 
+// Slurm's other names for two hardware keys gpuctl writes: both on one line contradict.
+std::optional<std::string_view> hardware_alias(std::string_view option) {
+  const auto key = util::to_lower(option);
+  if (key == "sockets") return "SocketsPerBoard";
+  if (key == "procs") return "CPUs";
+  return std::nullopt;
+}
+
+bool positive_whole_number(std::string_view text) {
+  return !text.empty() && text.size() <= 12 && text.front() != '0' &&
+         std::ranges::all_of(text, [](char c) { return c >= '0' && c <= '9'; });
+}
+
 // Labels are free-form, except that "slurm.<Key>" labels become attributes of the node's
 // slurm.conf NodeName line (src/template/context.cpp): those follow slurm.conf's grammar.
 void decode_labels(Decoder& d, const YamlNode& node, const std::string& what, RawSettings& out) {
@@ -137,6 +152,13 @@ void decode_labels(Decoder& d, const YamlNode& node, const std::string& what, Ra
       error_at(entry.key_pos, fmt::format("label '{}' would set {} on the node's slurm.conf line, which gpuctl writes itself",
                                           entry.key, *reserved),
                "remove it: the node name, address and GPUs come from the host's settings");
+    } else if (const auto alias = slurm ? hardware_alias(option) : std::nullopt) {
+      error_at(entry.key_pos, fmt::format("label '{}' would contradict the {} gpuctl writes on the node's slurm.conf line",
+                                          entry.key, *alias),
+               fmt::format("pin slurm.{} instead (docs/slurm.md)", *alias));
+    } else if (slurm && pinned_hardware_key(entry.key) && !positive_whole_number(entry.value)) {
+      error_at(entry.value_pos, fmt::format("value '{}' of label '{}' is not a positive whole number", entry.value, entry.key),
+               "pin a count, or RealMemory in MiB, e.g. slurm.RealMemory: \"1900000\"");
     } else if (auto why = (slurm ? grammar::slurm_value : grammar::label_value).check(entry.value)) {
       error_at(entry.value_pos, fmt::format("value '{}' of label '{}' {}", entry.value, entry.key, *why),
                (slurm ? grammar::slurm_value : grammar::label_value).fix);

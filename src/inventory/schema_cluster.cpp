@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+
 #include <algorithm>
 
 namespace gpuctl::inventory_detail {
@@ -21,7 +23,7 @@ const Keys k_nvidia_keys{"driver_branch", "driver_version", "cuda", "open_kernel
 const Keys k_repository_keys{"url", "key_url", "key_file", "pin_priority", "existing"};
 const Keys k_unpackaged_driver{"adopt", "install"};
 const Keys k_existing_repository{"adopt", "replace"};
-const Keys k_slurm_keys{"controller", "cluster_name", "partitions", "options"};
+const Keys k_slurm_keys{"controller", "cluster_name", "partitions", "options", "memory_reserve"};
 const Keys k_partition_keys{"name", "nodes", "default", "options"};
 const Keys k_monitoring_keys{"prometheus", "dcgm_exporter", "node_exporter", "ports"};
 const Keys k_ports_keys{"dcgm_exporter", "node_exporter"};
@@ -143,6 +145,36 @@ void decode_partition(Decoder& d, const YamlNode& item, RawInventory& raw) {
   raw.partitions.push_back(std::move(rp));
 }
 
+// "5%" (1-50) or an amount in MiB or GiB ("16384MiB", "16GiB"): what RealMemory leaves of a
+// node's memory (plan/slurm_hardware.hpp).
+void decode_memory_reserve(Decoder& d, const YamlNode& node, SlurmSettings& slurm) {
+  const auto text = d.string(node, "'slurm.memory_reserve'");
+  if (!text) return;
+  const auto number = [](std::string_view digits) -> std::optional<std::int64_t> {
+    std::int64_t value = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (digits.empty() || ec != std::errc{} || end != digits.data() + digits.size()) return std::nullopt;
+    return value;
+  };
+  const std::string_view t = *text;
+  if (t.ends_with('%')) {
+    if (const auto percent = number(t.substr(0, t.size() - 1)); percent && *percent >= 0 && *percent <= 50) {
+      slurm.memory_reserve_percent = static_cast<int>(*percent);
+      slurm.memory_reserve_mib = 0;
+      return;
+    }
+  } else {
+    for (const auto& [unit, factor] : {std::pair{std::string_view("GiB"), 1024}, {std::string_view("MiB"), 1}})
+      if (t.ends_with(unit))
+        if (const auto amount = number(t.substr(0, t.size() - unit.size())); amount && *amount > 0 && *amount <= (1LL << 32)) {
+          slurm.memory_reserve_mib = *amount * factor;
+          return;
+        }
+  }
+  d.error(node, fmt::format("'slurm.memory_reserve' '{}' is not a percentage of 0-50 or an amount of memory", t),
+          "write a share of each node's memory, e.g. \"5%\", or an amount, e.g. \"16GiB\" or \"16384MiB\"");
+}
+
 void decode_slurm(Decoder& d, const YamlNode& node, RawInventory& raw) {
   auto view = d.map(node, "'cluster.slurm'", k_slurm_keys);
   if (!view) return;
@@ -154,6 +186,7 @@ void decode_slurm(Decoder& d, const YamlNode& node, RawInventory& raw) {
   }
   if (const auto* n = view->get("cluster_name"))
     slurm.cluster_name = checked(d, *n, "slurm.cluster_name", grammar::name).value_or("");
+  if (const auto* n = view->get("memory_reserve")) decode_memory_reserve(d, *n, slurm);
   if (const auto* n = view->get("options"))
     slurm.options = slurm_options(d, *n, "'slurm.options'", k_slurm_file_keys,
                                   "gpuctl writes it from slurm.controller, slurm.cluster_name, the hosts and the partitions");

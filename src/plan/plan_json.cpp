@@ -139,6 +139,35 @@ std::string changes_digest(const std::vector<Change>& changes) {
   return hasher.hex_digest();
 }
 
+json slurm_hardware_to_json(const SlurmHardwareTable& table) {
+  json out = json::array();
+  for (const auto& [node, hardware] : table) {
+    json values = json::object();
+    for (const auto& value : hardware.values) values[value.key] = {{"value", value.value}, {"source", value.source}};
+    out.push_back({{"node", node},
+                   {"values", std::move(values)},
+                   {"gpu_cores", hardware.gpu_cores},
+                   {"gpu_cores_source", hardware.gpu_cores_source}});
+  }
+  return out;
+}
+
+SlurmHardwareTable slurm_hardware_from_json(const json& array) {
+  SlurmHardwareTable table;
+  for (const auto& entry : array) {
+    SlurmNodeHardware hardware;
+    const auto& values = entry.at("values");
+    for (const auto key : k_slurm_hardware_keys)
+      if (values.contains(key))
+        hardware.values.push_back({std::string(key), values.at(key).at("value").get<std::int64_t>(),
+                                   values.at(key).at("source").get<std::string>()});
+    hardware.gpu_cores = entry.at("gpu_cores").get<std::vector<std::string>>();
+    hardware.gpu_cores_source = entry.at("gpu_cores_source").get<std::string>();
+    table[entry.at("node").get<std::string>()] = std::move(hardware);
+  }
+  return table;
+}
+
 std::string plan_to_json(const Plan& plan) {
   json nodes = json::array();
   int with_changes = 0, changes = 0;
@@ -160,6 +189,7 @@ std::string plan_to_json(const Plan& plan) {
       {"templates", {{"dir", plan.templates_dir}, {"files", inputs_to_json(plan.templates, "name")}}},
       {"source_files", inputs_to_json(plan.source_files, "path")},
       {"secrets", inputs_to_json(plan.secrets, "name")},
+      {"slurm_hardware", slurm_hardware_to_json(plan.slurm_hardware)},
       {"summary", {{"nodes", plan.nodes.size()}, {"nodes_with_changes", with_changes}, {"changes", changes},
                    {"has_errors", plan.has_errors()}}},
       {"nodes", std::move(nodes)}};
@@ -188,6 +218,7 @@ Result<Plan> plan_from_json(std::string_view text, const std::string& path) {
     plan.templates = inputs_from_json(document.at("templates").at("files"), "name");
     plan.source_files = inputs_from_json(document.at("source_files"), "path");
     plan.secrets = inputs_from_json(document.at("secrets"), "name");
+    if (document.contains("slurm_hardware")) plan.slurm_hardware = slurm_hardware_from_json(document.at("slurm_hardware"));
     for (const auto& n : document.at("nodes")) {
       auto node = node_from_json(n, path);
       if (!node) return std::unexpected(node.error());

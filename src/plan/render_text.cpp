@@ -1,6 +1,7 @@
 #include <gpuctl/plan/fold.hpp>
 #include <gpuctl/plan/render.hpp>
 
+#include <gpuctl/inventory/hostlist.hpp>
 #include <gpuctl/util/strings.hpp>
 
 #include <algorithm>
@@ -101,6 +102,39 @@ std::string render_block(std::string_view who, std::size_t members, NodePlanStat
   return out;
 }
 
+// "CPUs=2 Boards=1 (slurmd -C); RealMemory=22528 (24105 MiB ... reserve)": values of one
+// source together, in slurm.conf's order.
+std::string hardware_line(const SlurmNodeHardware& hardware) {
+  std::vector<std::string> parts;
+  for (std::size_t i = 0; i < hardware.values.size();) {
+    std::vector<std::string> words;
+    const auto& source = hardware.values[i].source;
+    for (; i < hardware.values.size() && hardware.values[i].source == source; ++i)
+      words.push_back(fmt::format("{}={}", hardware.values[i].key, hardware.values[i].value));
+    parts.push_back(fmt::format("{} ({})", util::join(words, " "), source));
+  }
+  if (!hardware.gpu_cores.empty())
+    parts.push_back(fmt::format("GPU cores {} ({})", util::join(hardware.gpu_cores, " "), hardware.gpu_cores_source));
+  else if (!hardware.gpu_cores_source.empty())
+    parts.push_back("GPU cores " + hardware.gpu_cores_source);
+  return util::join(parts, "; ");
+}
+
+// Where slurm.conf's CPUs and memory come from, one line per set of nodes alike.
+std::string render_slurm_hardware(const SlurmHardwareTable& table) {
+  if (table.empty()) return {};
+  std::vector<std::pair<std::string, std::vector<std::string>>> lines;  // line -> nodes
+  for (const auto& [node, hardware] : table) {
+    const auto line = hardware_line(hardware);
+    auto it = std::ranges::find(lines, line, &std::pair<std::string, std::vector<std::string>>::first);
+    if (it == lines.end()) it = lines.insert(lines.end(), {line, {}});
+    it->second.push_back(node);
+  }
+  std::string out = "Slurm node hardware (slurm.conf, gres.conf):\n";
+  for (const auto& [line, nodes] : lines) out += fmt::format("  {}: {}\n", hostlist::compress(nodes), line);
+  return out + "\n";
+}
+
 }  // namespace
 
 std::string render_plan_summary(const Plan& plan) {
@@ -132,6 +166,7 @@ std::string render_plan_text(const Plan& plan, const TextOptions& options) {
     for (const auto& playbook : plan.playbooks) paths.push_back(playbook.path);
     out += fmt::format("Playbooks: {}\n\n", util::join(paths, ", "));
   }
+  out += render_slurm_hardware(plan.slurm_hardware);
   if (options.expand) {
     for (const auto& node : plan.nodes)
       out += render_block(node.node, 1, node.status, node.error, node.changes, node.notes, false, palette, options,

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <map>
 #include <set>
-#include <tuple>
 
 namespace gpuctl {
 
@@ -127,10 +126,11 @@ std::string gpu_device_files(int count) {
   return "/dev/nvidia[0-" + std::to_string(count - 1) + "]";
 }
 
+// The node's slurm.<Key> labels but the hardware pins, which come with the hardware values.
 std::map<std::string, std::string> slurm_node_options(const Node& node) {
   std::map<std::string, std::string> options;
   for (const auto& [key, value] : node.labels)
-    if (key.starts_with(k_slurm_label_prefix) && key.size() > k_slurm_label_prefix.size())
+    if (key.starts_with(k_slurm_label_prefix) && key.size() > k_slurm_label_prefix.size() && !pinned_hardware_key(key))
       options[key.substr(k_slurm_label_prefix.size())] = value;
   return options;
 }
@@ -242,33 +242,54 @@ TemplateValue slurm_settings(const std::map<std::string, std::string>& options) 
   return list;
 }
 
-// The nodes slurm.conf declares: every node of a partition, else every GPU node.
-std::vector<const Node*> slurm_compute_nodes(const Inventory& inventory) {
-  std::set<std::string> in_partition;
-  for (const auto& partition : inventory.cluster.slurm.partitions)
-    in_partition.insert(partition.node_names.begin(), partition.node_names.end());
-  std::vector<const Node*> nodes;
-  for (const auto& node : inventory.nodes)
-    if (in_partition.empty() ? is_gpu_node(node) : in_partition.contains(node.name)) nodes.push_back(&node);
-  return nodes;
+// gres.conf's lines of a node set: one per GPU with its Cores= where they are known, else one
+// for all its GPUs.
+TemplateValue gres_lines(int count, const SlurmNodeHardware* hardware) {
+  auto list = TemplateValue::list();
+  const bool per_gpu = hardware && static_cast<int>(hardware->gpu_cores.size()) == count;
+  for (int i = 0; i < (per_gpu ? count : 1); ++i) {
+    TemplateValue line;
+    line["file"] = per_gpu ? "/dev/nvidia" + std::to_string(i) : gpu_device_files(count);
+    line["has_cores"] = per_gpu;
+    if (per_gpu) line["cores"] = hardware->gpu_cores[static_cast<std::size_t>(i)];
+    list.push_back(std::move(line));
+  }
+  return list;
+}
+
+// What makes two Slurm nodes one NodeName line.
+struct NodeLineKey {
+  std::string type;
+  int count = 0;
+  std::map<std::string, std::string> options;
+  SlurmNodeHardware hardware;  // the values; their sources are the plan's to show
+};
+
+bool operator==(const NodeLineKey& a, const NodeLineKey& b) {
+  return a.type == b.type && a.count == b.count && a.options == b.options && a.hardware == b.hardware;
 }
 
 // One entry per set of identical hardware, so slurm.conf and gres.conf stay one line per
 // hardware kind however many nodes there are. Ordered by the first node of each set.
-TemplateValue slurm_node_groups(const Inventory& inventory) {
-  using Key = std::tuple<std::string, int, std::map<std::string, std::string>>;
+TemplateValue slurm_node_groups(const Inventory& inventory, const SlurmHardwareTable* table) {
+  using Key = NodeLineKey;
   std::vector<std::pair<Key, std::vector<std::string>>> groups;
   std::map<std::string, std::string> address_by_name;
   for (const Node* node : slurm_compute_nodes(inventory)) {
     address_by_name[node->name] = address_of(*node);
-    Key key{is_gpu_node(*node) ? gpu_type(*node) : "", node->gpu.count, slurm_node_options(*node)};
+    Key key{is_gpu_node(*node) ? gpu_type(*node) : "", node->gpu.count, slurm_node_options(*node), {}};
+    if (table)
+      if (const auto it = table->find(node->name); it != table->end()) {
+        key.hardware = it->second;
+        for (auto& value : key.hardware.values) value.source.clear();
+        key.hardware.gpu_cores_source.clear();
+      }
     auto it = std::ranges::find(groups, key, &std::pair<Key, std::vector<std::string>>::first);
     if (it == groups.end()) it = groups.insert(groups.end(), {key, {}});
     it->second.push_back(node->name);
   }
   auto list = TemplateValue::list();
   for (const auto& [key, names] : groups) {
-    const auto& [type, count, options] = key;
     TemplateValue entry;
     const auto expression = hostlist::compress_for_slurm(names);
     entry["nodes"] = expression;
@@ -277,19 +298,28 @@ TemplateValue slurm_node_groups(const Inventory& inventory) {
     const auto addresses = slurm_node_addresses(expression, address_by_name);
     entry["has_addresses"] = !addresses.empty();
     set_if(entry, "addresses", addresses);
-    entry["has_gpus"] = count > 0;
-    if (count > 0) {
-      set_if(entry, "gpu_type", type);
-      entry["gpu_count"] = count;
-      entry["gpu_files"] = gpu_device_files(count);
+    entry["has_gpus"] = key.count > 0;
+    if (key.count > 0) {
+      set_if(entry, "gpu_type", key.type);
+      entry["gpu_count"] = key.count;
+      entry["gpu_files"] = gpu_device_files(key.count);
+      entry["gres"] = gres_lines(key.count, &key.hardware);
     }
-    entry["options"] = key_values(options);
+    auto hardware = TemplateValue::list();
+    for (const auto& value : key.hardware.values) {
+      TemplateValue item;
+      item["key"] = value.key;
+      item["value"] = std::to_string(value.value);
+      hardware.push_back(std::move(item));
+    }
+    entry["hardware"] = std::move(hardware);
+    entry["options"] = key_values(key.options);
     list.push_back(std::move(entry));
   }
   return list;
 }
 
-TemplateValue slurm_value(const Inventory& inventory) {
+TemplateValue slurm_value(const Inventory& inventory, const SlurmHardwareTable* hardware) {
   const SlurmSettings& slurm = inventory.cluster.slurm;
   TemplateValue value;
   value["enabled"] = slurm.enabled;
@@ -299,7 +329,7 @@ TemplateValue slurm_value(const Inventory& inventory) {
   if (controller != inventory.nodes.end()) value["controller_address"] = address_of(*controller);
   set_if(value, "cluster_name", slurm_cluster_name(inventory));
   value["settings"] = slurm_settings(slurm.options);
-  value["node_groups"] = slurm_node_groups(inventory);
+  value["node_groups"] = slurm_node_groups(inventory, hardware);
   auto partitions = TemplateValue::list();
   for (const auto& partition : slurm.partitions) {
     TemplateValue entry;
@@ -344,7 +374,17 @@ TemplateValue monitoring_value(const Inventory& inventory) {
 
 }  // namespace
 
-TemplateValue build_cluster_context(const Inventory& inventory) {
+std::vector<const Node*> slurm_compute_nodes(const Inventory& inventory) {
+  std::set<std::string> in_partition;
+  for (const auto& partition : inventory.cluster.slurm.partitions)
+    in_partition.insert(partition.node_names.begin(), partition.node_names.end());
+  std::vector<const Node*> nodes;
+  for (const auto& node : inventory.nodes)
+    if (in_partition.empty() ? is_gpu_node(node) : in_partition.contains(node.name)) nodes.push_back(&node);
+  return nodes;
+}
+
+TemplateValue build_cluster_context(const Inventory& inventory, const SlurmHardwareTable* hardware) {
   TemplateValue context;
   context["gpuctl"]["managed_by"] = std::string(k_managed_by);
   TemplateValue& cluster = context["cluster"];
@@ -359,7 +399,7 @@ TemplateValue build_cluster_context(const Inventory& inventory) {
   for (const auto& [row, package] : inventory.cluster.packages.packages) set_if(context["package"], row, package);
   for (const auto& [row, service] : inventory.cluster.packages.services) set_if(context["service"], row, service);
   context["nccl"] = key_values(inventory.cluster.nccl);
-  context["slurm"] = slurm_value(inventory);
+  context["slurm"] = slurm_value(inventory, hardware);
   context["monitoring"] = monitoring_value(inventory);
   return context;
 }

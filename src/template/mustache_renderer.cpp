@@ -93,8 +93,10 @@ struct PreparedClusterContext::EngineData {
   std::optional<std::string> unsafe;  // found once here, so a render stays O(its node)
 };
 
-PreparedClusterContext::PreparedClusterContext(const Inventory& inventory)
-    : m_values(build_cluster_context(inventory)),
+PreparedClusterContext::PreparedClusterContext(const Inventory& inventory, const SlurmHardwareTable* hardware,
+                                               std::vector<Unavailable> unavailable)
+    : m_values(build_cluster_context(inventory, hardware)),
+      m_unavailable(std::move(unavailable)),
       m_engine_data(std::make_unique<const EngineData>(EngineData{to_mustache(m_values), unsafe_value(m_values, "")})) {}
 
 PreparedClusterContext::~PreparedClusterContext() = default;
@@ -109,6 +111,11 @@ Result<std::string> render_template_text(const std::string& template_text, const
   }
   // The node's context is the cluster part and the node part looked up in turn (their names
   // never clash): neither the check nor the render copies the inventory-wide lists.
+  // A name the run could not derive: the template that uses it fails with why, not with
+  // values that are not the node's.
+  for (const auto& [name, reason] : cluster->unavailable())
+    if (template_text.find(name) != std::string::npos)
+      return template_failure(template_name, node, fmt::format("cannot render {}: {}", name, reason));
   const TemplateValue node_context = build_node_context(node);
   if (auto name = cluster->engine_data().unsafe ? cluster->engine_data().unsafe : unsafe_value(node_context, ""))
     return template_failure(template_name, node,

@@ -40,8 +40,16 @@ echo "--- plan on fresh nodes: the controller and both slurmds"
 expect_rc 2 g plan "$INVENTORY" --detailed-exitcode
 expect_output '\+ install slurmctld' "slurmctld is planned on head01"
 expect_output '\+ install slurmd' "slurmd is planned on the GPU nodes"
-expect_output 'NodeName=node01 NodeAddr=127\.0\.120\.1 Gres=gpu:h100:8 Port=6818' "slurm.conf names node01's address and port"
-expect_output 'NodeName=node02 NodeAddr=127\.0\.120\.2 Gres=gpu:h100:8 Port=6819' "slurm.conf names node02's address and port"
+# The nodes' real CPUs and memory (lscpu and /proc/meminfo before slurmd is installed), RealMemory
+# less the 5% reserve in whole GiB.
+cpus=$(nproc --all)
+mem_mib=$(( $(awk '/^MemTotal:/ {print $2}' /proc/meminfo) / 1024 ))
+real_memory=$(( (mem_mib - (mem_mib * 5 + 99) / 100) / 1024 * 1024 ))
+hardware="CPUs=$cpus Boards=1 SocketsPerBoard=[0-9]+ CoresPerSocket=[0-9]+ ThreadsPerCore=[0-9]+ RealMemory=$real_memory"
+expect_output "NodeName=node01 NodeAddr=127\\.0\\.120\\.1 Gres=gpu:h100:8 $hardware Port=6818" "slurm.conf names node01's address, hardware and port"
+expect_output "NodeName=node02 NodeAddr=127\\.0\\.120\\.2 Gres=gpu:h100:8 $hardware Port=6819" "slurm.conf names node02's address, hardware and port"
+expect_output "node\\[01-02\\]: CPUs=$cpus .*\\(lscpu -p, /proc/meminfo\\); RealMemory=$real_memory \\($mem_mib MiB \\(lscpu -p, /proc/meminfo\\) less the 5% reserve, in whole GiB\\)" \
+  "the plan says where each hardware value comes from"
 
 echo "--- apply converges the cluster"
 expect_rc 0 g apply "$INVENTORY" --yes
@@ -76,6 +84,22 @@ grep -q "^node02 error node02: no C compiler (cc)\|^node02 error stopped by Slur
 # Slurm ran the job and gave the nodes back.
 on head01 'for i in $(seq 20); do [ -z "$(squeue -h)" ] && exit 0; sleep 1; done; exit 1' ||
   die "the all-reduce's job is still in Slurm's queue:\n$(on head01 squeue)"
+
+echo "--- Slurm has each node's real CPUs and memory, and places real jobs with CPUs, memory and GPUs"
+for node in node01 node02; do
+  shown=$(on head01 scontrol show node "$node") || die "scontrol show node $node failed"
+  grep -q "CPUTot=$cpus " <<<"$shown" || die "$node: Slurm does not have its $cpus CPUs:\n$shown"
+  configured=$(grep -o 'RealMemory=[0-9]*' <<<"$shown" | cut -d= -f2)
+  (( configured * 2 >= mem_mib && configured <= mem_mib )) ||
+    die "$node: RealMemory=$configured is not between half and all of its $mem_mib MiB"
+done
+# The partition's DefMemPerCPU=4096 gives a 1-CPU job 4 GiB: placed only because RealMemory is real.
+job=$(on head01 "timeout 120 srun -w node01 -c 1 --gres=gpu:1 hostname") || die "srun -c 1 --gres=gpu:1 hostname failed:\n$job"
+[[ $job == node01* ]] || die "the job ran elsewhere or printed nothing: $job"
+job_cpus=$(( cpus >= 2 ? 2 : 1 ))
+job=$(on head01 "timeout 120 srun -w node02 -c $job_cpus --mem=1024 --gres=gpu:2 sh -c 'echo \$CUDA_VISIBLE_DEVICES'") ||
+  die "srun -c $job_cpus --mem=1024 --gres=gpu:2 failed:\n$job"
+[[ $job == 0,1 ]] || die "the job's CUDA_VISIBLE_DEVICES is '$job', not its 2 GPUs 0,1"
 
 echo "--- sinfo on head01 shows both nodes idle with their GRES"
 sinfo=$(on head01 sinfo -N -h -o "'%N %t %G'") || die "sinfo failed on head01"

@@ -52,14 +52,16 @@ TEST(TemplateContext, PartitionNodesAreCompressed) {
 
 TEST(TemplateContext, SlurmLabelsBecomeNodeAttributesAndSplitGroups) {
   Inventory inventory = example_inventory();
-  inventory.nodes[1].labels = {{"slurm.RealMemory", "2000000"}, {"team", "ml"}};
+  // slurm.RealMemory is a hardware pin: it reaches the line through the hardware values
+  // (slurm_hardware_test.cpp), not as an option of its own.
+  inventory.nodes[1].labels = {{"slurm.Weight", "10"}, {"slurm.RealMemory", "2000000"}, {"team", "ml"}};
   const auto context = build_template_context(inventory, inventory.nodes[1]);
   const auto& groups = at(context, {"slurm", "node_groups"}).as_list();
   ASSERT_EQ(groups.size(), 2u);
   EXPECT_EQ(groups[0].find("nodes")->as_string(), "gpu01");
   const auto& options = groups[0].find("options")->as_list();
   ASSERT_EQ(options.size(), 1u);
-  EXPECT_EQ(options[0].find("key")->as_string(), "RealMemory");
+  EXPECT_EQ(options[0].find("key")->as_string(), "Weight");
   EXPECT_EQ(groups[1].find("nodes")->as_string(), "gpu[02-08]");
   EXPECT_EQ(at(context, {"node", "labels", "team"}).as_string(), "ml");
 }

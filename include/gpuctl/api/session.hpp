@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -94,8 +95,13 @@ class Session {
  private:
   struct NodeData;
   // Resolves the node's program (once per session) and gathers the node's current state.
-  // The node's program, resolved once.
+  // The node's program, resolved once. The first call reads every Slurm node's hardware
+  // first (gather_slurm_hardware): slurm.conf is one file for all nodes.
   Result<const NodeProgram*> node_program(std::size_t index);
+  // Reads the hardware of every node slurm.conf declares, the session's or not, in parallel,
+  // and prepares the cluster context with it; a node whose values are not known makes the
+  // templates that list the nodes fail with why. Without Slurm: nothing.
+  void gather_slurm_hardware();
   // `purpose` names the probe in the run's hooks ("plan", "verify").
   Result<NodeState> probe_node(std::size_t index, std::string_view purpose, const ProbeExtras& extras = {});
   // Keeps the facts of a state whose plan or checks are made (probed_facts); drops the rest.
@@ -119,6 +125,8 @@ class Session {
   exec::TransportPool m_pool;
   bool m_keep_sessions = true;  // exec::can_keep_sessions_open at construction
   std::vector<std::unique_ptr<NodeData>> m_data;
+  std::once_flag m_hardware_once;
+  SlurmHardwareTable m_slurm_hardware;
 };
 
 }  // namespace gpuctl

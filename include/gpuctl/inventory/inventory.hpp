@@ -137,6 +137,10 @@ struct SlurmSettings {
   std::string cluster_name;
   std::vector<SlurmPartition> partitions;
   std::map<std::string, std::string> options;  // extra slurm.conf key=value lines
+  // What RealMemory leaves of a node's memory (docs/slurm.md): a percentage of it, or a fixed
+  // amount in MiB when memory_reserve_mib > 0. "5%" unless the inventory says otherwise.
+  int memory_reserve_percent = 5;
+  std::int64_t memory_reserve_mib = 0;
 };
 
 struct MonitoringSettings {

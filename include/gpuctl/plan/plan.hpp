@@ -5,6 +5,7 @@
 
 #include <gpuctl/plan/node_state.hpp>
 #include <gpuctl/plan/program.hpp>
+#include <gpuctl/template/slurm_hardware.hpp>
 
 #include <string>
 #include <vector>
@@ -76,6 +77,9 @@ struct Plan {
   std::vector<BoundInput> templates;      // every file of templates_dir, sorted by name
   std::vector<BoundInput> source_files;   // every `source:` file a node's program reads, sorted by path
   std::vector<BoundInput> secrets;        // every secret a node's program pushes, sorted by name
+  // The hardware values slurm.conf and gres.conf give each Slurm node, with their sources
+  // (docs/slurm.md); empty without Slurm. Part of what a saved plan binds.
+  SlurmHardwareTable slurm_hardware;
   std::vector<NodePlan> nodes;
 
   bool has_changes() const;

@@ -16,7 +16,9 @@
 //   slurm.{enabled,controller,controller_address,cluster_name},
 //   slurm.settings[].{key,value}   (gpuctl's defaults overridden/extended by slurm.options)
 //   slurm.node_groups[].{nodes,has_addresses,addresses (NodeAddr),has_gpus,gpu_type,gpu_count,
-//                        gpu_files,options[].{key,value}},
+//                        gpu_files,hardware[].{key,value} (CPUs.. RealMemory),options[].{key,value},
+//                        gres[].{file,has_cores,cores} (one per GPU where Cores= is known, else
+//                        one for all: gres.conf)},
 //   slurm.partitions[].{name,nodes,default,options[].{key,value}}
 //   monitoring.{prometheus,dcgm_exporter,node_exporter,dcgm_exporter_port,node_exporter_port},
 //   monitoring.node_exporter_targets[] / dcgm_exporter_targets[] .{target,node,has_rack,rack}
@@ -28,6 +30,7 @@
 // means the same thing in a template and in a playbook.
 
 #include <gpuctl/inventory/inventory.hpp>
+#include <gpuctl/template/slurm_hardware.hpp>
 
 #include <map>
 #include <string>
@@ -83,8 +86,12 @@ TemplateValue build_template_context(const Inventory& inventory, const Node& nod
 
 // The part of every node's context that depends on the inventory only (cluster, nvidia, nccl,
 // slurm, monitoring). Its Slurm node groups and scrape targets cover every node, so building it
-// once per run instead of once per render keeps a run linear in the node count.
-TemplateValue build_cluster_context(const Inventory& inventory);
+// once per run instead of once per render keeps a run linear in the node count. `hardware`
+// gives each Slurm node's CPUs, memory and GPU cores (null or a node missing: none written).
+TemplateValue build_cluster_context(const Inventory& inventory, const SlurmHardwareTable* hardware = nullptr);
+
+// The nodes slurm.conf declares: every node of a partition, else every GPU node.
+std::vector<const Node*> slurm_compute_nodes(const Inventory& inventory);
 // The node's own part of its context: an object holding `node` only. Its names never clash
 // with build_cluster_context's, so a renderer may look names up in the two in turn instead of
 // copying the cluster part into every node's context (build_template_context is the two merged).

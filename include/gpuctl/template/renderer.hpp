@@ -32,17 +32,26 @@ struct RenderedFile {
 // Immutable once built: shared by renders on any number of threads.
 class PreparedClusterContext {
  public:
-  explicit PreparedClusterContext(const Inventory& inventory);
+  // A template that names a value of `unavailable` (e.g. "slurm.node_groups") fails to render
+  // with its reason: a value that could not be derived, e.g. an unreachable node's hardware.
+  struct Unavailable {
+    std::string name;
+    std::string reason;
+  };
+  explicit PreparedClusterContext(const Inventory& inventory, const SlurmHardwareTable* hardware = nullptr,
+                                  std::vector<Unavailable> unavailable = {});
   ~PreparedClusterContext();
   PreparedClusterContext(const PreparedClusterContext&) = delete;
   PreparedClusterContext& operator=(const PreparedClusterContext&) = delete;
 
   const TemplateValue& values() const { return m_values; }
+  const std::vector<Unavailable>& unavailable() const { return m_unavailable; }
   struct EngineData;  // the engine's own form of values(), defined by the adapter
   const EngineData& engine_data() const { return *m_engine_data; }
 
  private:
   TemplateValue m_values;
+  std::vector<Unavailable> m_unavailable;
   std::unique_ptr<const EngineData> m_engine_data;
 };
 

@@ -39,9 +39,13 @@ EOI
       - name: gpu
         nodes: "node[01-$last]"
         default: true
+        # The seeds' partition: whole cores, no sharing, 4 GiB per CPU unless a job asks;
+        # it places jobs only because slurm.conf gives the nodes their real CPUs and memory.
         options:
           MaxTime: INFINITE
           State: UP
+          OverSubscribe: "NO"
+          DefMemPerCPU: "4096"
     options:
       # The nodes' cgroup controllers are read-only inside systemd-nspawn, so slurmd cannot
       # create its cgroups: track processes through /proc, bind tasks by affinity only.

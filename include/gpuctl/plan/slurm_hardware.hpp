@@ -1,0 +1,36 @@
+#pragma once
+// Each Slurm node's slurm.conf hardware values (CPUs, Boards, SocketsPerBoard, CoresPerSocket,
+// ThreadsPerCore, RealMemory) and gres.conf GPU cores, from what the node reports
+// (facts/node_hardware.hpp) and what the inventory pins, with the source of each value. Pure.
+//
+// RealMemory is the node's memory less slurm.memory_reserve (5% unless set; or a fixed MiB
+// amount), rounded down to whole GiB: slurmd drains a node that reports less memory than
+// configured ("Low RealMemory"), and a kernel update that takes a little more memory must not
+// do that. A label slurm.<Key> of the node pins that key; a pin above what the node has is left
+// for verify's slurm_node_hardware to fail with both values. docs/slurm.md.
+
+#include <gpuctl/core/error.hpp>
+#include <gpuctl/facts/node_hardware.hpp>
+#include <gpuctl/inventory/inventory.hpp>
+#include <gpuctl/template/slurm_hardware.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace gpuctl {
+
+// RealMemory for a node with `mem_total_mib` (pure): less the reserve, rounded down to a
+// multiple of 1024 MiB. Never below 1024 MiB... unless the node has less: then mem_total_mib.
+std::int64_t derated_real_memory(std::int64_t mem_total_mib, const SlurmSettings& slurm);
+
+// The reserve in words: "5%" or "16384 MiB".
+std::string memory_reserve_text(const SlurmSettings& slurm);
+
+// The node's values: pinned ones from its slurm.<Key> labels, the rest from `observed`.
+// `observed` is the probe's result, or why there is none (unreachable, no lscpu). Error
+// (ErrorCode::validation): a value neither pinned nor observed, naming the node, why and the fix.
+Result<SlurmNodeHardware> derive_slurm_hardware(const Inventory& inventory, const Node& node,
+                                                const Result<facts::NodeHardware>& observed);
+
+}  // namespace gpuctl
