@@ -64,6 +64,7 @@ std::expected<std::unique_ptr<RunInputs>, Failure> load_run_inputs(const RunTarg
   }
   inputs->factory = env.transport_factory ? env.transport_factory
                                           : default_transport_factory(connection_override(target.connection));
+  if (!env.transport_factory && connection_override(target.connection)) session.peer_transports = default_transport_factory();
   inputs->hooks = std::make_unique<TeeHooks>();
   if (env.make_progress)
     if (auto progress = env.make_progress()) inputs->hooks->add(std::move(progress));

@@ -15,6 +15,7 @@
 #include <gpuctl/verify/catalog.hpp>
 #include <gpuctl/verify/dcgm_diag.hpp>
 #include <gpuctl/verify/nccl_allreduce.hpp>
+#include <gpuctl/verify/slurm_job.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -75,6 +76,12 @@ void Session::gather_slurm_hardware() {
   std::vector<Result<facts::NodeHardware>> observed(nodes.size(), fail(ErrorCode::interrupted, "not read: the run was stopped"));
   const exec::ExecutorOptions options{m_options.forks, m_options.cancel, {}};
   exec::run_on_nodes(nodes, [&](std::size_t i, const Node& node) -> exec::TaskResult {
+    const bool own = std::ranges::find(m_nodes, &node) != m_nodes.end();
+    if (!own && m_options.peer_transports) {
+      auto peer = m_options.peer_transports(node);
+      observed[i] = peer ? facts::read_node_hardware(**peer) : Result<facts::NodeHardware>(std::unexpected(peer.error()));
+      return {};
+    }
     auto transport = m_pool.get(node);
     if (!transport) {
       observed[i] = std::unexpected(transport.error());
@@ -325,8 +332,15 @@ exec::TaskResult Session::verify_one(std::size_t i, IgnoredDrain ignored, DcgmDi
     if (run) dcgm_run = std::move(*run);
     else dcgm_run = ObservedDcgmDiag{dcgm.level, {}, -1, {}, run.error().message, {}};
   }
+  // verify --slurm-job: a real job through Slurm, from the node itself.
+  std::optional<ObservedSlurmJob> slurm_job;
+  if (m_options.slurm_job && needs.needs(NodeRunner::slurm_job)) {
+    auto transport = m_pool.get(*m_nodes[i]);
+    if (!transport) return from_error(transport.error());
+    slurm_job = run_slurm_job(**transport, *m_nodes[i]);
+  }
   const CheckInput input{m_inventory, *m_nodes[i], program, state, nccl_run ? &*nccl_run : nullptr,
-                         dcgm_run ? &*dcgm_run : nullptr};
+                         dcgm_run ? &*dcgm_run : nullptr, slurm_job ? &*slurm_job : nullptr};
   checks = run_checks(checks_wanted, input);
   m_hooks.on_checks_done(m_nodes[i]->name, checks);
   for (const auto& check : checks)

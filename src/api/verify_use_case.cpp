@@ -31,6 +31,14 @@ VerifyResult run_verify(const VerifyRequest& request, const RunEnvironment& env)
       return result;
     }
   }
+  if (request.slurm_job && !(*inputs)->selected->inventory.cluster.slurm.enabled) {
+    result.verdict = Verdict::invalid_input;
+    result.error = fmt::format("--slurm-job runs a job through Slurm's srun, but {} does not enable Slurm: set "
+                               "slurm.enabled and slurm.controller, or drop --slurm-job",
+                               (*inputs)->selected->inventory.path);
+    return result;
+  }
+  (*inputs)->session.slurm_job = request.slurm_job;
   // Changes nothing, the secret store included: a missing secret is planned as "new", never minted.
   (*inputs)->session.sources.secrets = SecretMode::load_only;
   // Verify takes no lock (it changes nothing) and still runs when the history cannot be written.

@@ -31,6 +31,7 @@ struct VerifyCliOptions {
   std::string prom;
   std::string from_json;
   int nccl_nodes = 0;
+  bool slurm_job = false;
   bool list = false;
 };
 
@@ -100,7 +101,7 @@ int run_verify_command(const VerifyCliOptions& options, const GlobalOptions& glo
     fmt::print(stderr, "gpuctl: verify needs INVENTORY (or --from-json FILE, or --list)\n");
     return k_exit_usage;
   }
-  const auto result = run_verify({options.target.run_target(), options.nccl_nodes},
+  const auto result = run_verify({options.target.run_target(), options.nccl_nodes, options.slurm_job},
                                  make_run_environment(options.target, globals, options.state.path));
   if (result.verdict == Verdict::invalid_input) {
     print_failure(result.error);
@@ -137,6 +138,12 @@ void register_verify_command(CLI::App& app, GlobalOptions& globals, int& exit_co
                   "fails wrong sums or an NCCL that cannot join the nodes. Needs slurm.enabled, and cc and libnccl2 on "
                   "the nodes. Example: --nccl-nodes 2 runs one all-reduce per pair of nodes")
       ->check(CLI::Range(2, k_verify_max_nccl_nodes));
+  cmd->add_flag("--slurm-job", options.slurm_job,
+                "Also run one short job through Slurm on each GPU node, from the node: srun -w NODE --gres=gpu:N -c 1 "
+                "--mem=1024 (waiting at most 60 s for the node). Check slurm_gpu_job fails unless Slurm places it and "
+                "gives it exactly the node's GPUs (CUDA_VISIBLE_DEVICES), and, where cgroup.conf constrains devices, "
+                "unless nvidia-smi -L in the job lists only those. Needs slurm.enabled. Example: gpuctl verify "
+                "cluster.yaml --slurm-job");
   cmd->add_option("--junit", options.junit, "Also write JUnit XML for CI");
   cmd->add_option("--html", options.html, "Also write a self-contained HTML report (nodes x checks grid)");
   cmd->add_option("--prom", options.prom, "Also write node_exporter textfile-collector metrics (atomically)");

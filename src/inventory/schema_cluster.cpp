@@ -145,7 +145,7 @@ void decode_partition(Decoder& d, const YamlNode& item, RawInventory& raw) {
   raw.partitions.push_back(std::move(rp));
 }
 
-// "5%" (1-50) or an amount in MiB or GiB ("16384MiB", "16GiB"): what RealMemory leaves of a
+// "5%" (0-50) or an amount in MiB or GiB ("16384MiB", "16GiB"): what RealMemory leaves of a
 // node's memory (plan/slurm_hardware.hpp).
 void decode_memory_reserve(Decoder& d, const YamlNode& node, SlurmSettings& slurm) {
   const auto text = d.string(node, "'slurm.memory_reserve'");

@@ -33,6 +33,7 @@ std::string_view to_string(NodeRunner runner) {
     case NodeRunner::nccl_allreduce: return "NCCL all-reduce";
     case NodeRunner::dcgm_diag: return "DCGM diagnostic";
     case NodeRunner::nccl_nodes: return "NCCL all-reduce across nodes (srun)";
+    case NodeRunner::slurm_job: return "a Slurm job on the node (srun)";
   }
   return "none";
 }

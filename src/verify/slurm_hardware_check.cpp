@@ -7,9 +7,11 @@
 #include <gpuctl/facts/collect.hpp>
 #include <gpuctl/facts/slurm.hpp>
 #include <gpuctl/facts/slurmd_hardware.hpp>
+#include <gpuctl/inventory/slurm_hardware_keys.hpp>
 #include <gpuctl/util/strings.hpp>
 #include <gpuctl/verify/catalog.hpp>
 
+#include <set>
 #include <vector>
 
 namespace gpuctl::verify_detail {
@@ -47,20 +49,33 @@ CheckResult slurm_node_hardware(const CheckInput& in) {
   if (info->name != in.node.name) return cannot_run(fmt::format("scontrol answered for node {}, not {}", info->name, in.node.name));
   const auto configured = facts::parse_scontrol_hardware(slurm.output);
   if (!configured) return cannot_run(configured.error().message);
-  std::vector<std::string> over, under;
+  // gpuctl writes the CPU layout as slurmd -C finds it: less than that, unless a label pins it,
+  // is a slurm.conf older than the node's hardware. RealMemory is less on purpose (the reserve).
+  std::set<std::string_view> pinned;
+  for (const auto& [label, value] : in.node.labels)
+    if (const auto key = pinned_hardware_key(label)) pinned.insert(*key);
+  std::vector<std::string> over, under, stale;
   for (const auto& field : k_fields) {
     const auto want = (*configured).*field.value, have = (*actual.value).*field.value;
     if (want > have) over.push_back(fmt::format("{}={} (the node has {})", field.name, want, have));
+    else if (want < have && field.name != "RealMemory" && !pinned.contains(field.name))
+      stale.push_back(fmt::format("{}={} (the node has {})", field.name, want, have));
     else if (want < have) under.push_back(fmt::format("{}={} of {}", field.name, want, have));
   }
   const auto observed = fmt::format("slurmctld: CPUs={} RealMemory={}; slurmd -C: CPUs={} RealMemory={}", configured->cpus,
                                     configured->real_memory_mib, actual.value->cpus, actual.value->real_memory_mib);
-  const std::string expected = "slurmctld's CPUs, sockets, cores, threads and RealMemory no more than slurmd -C finds";
+  const std::string expected =
+      "slurmctld's CPUs, sockets, cores and threads as slurmd -C finds them (or as pinned), RealMemory no more";
   if (!over.empty())
     return failed(observed, expected,
                   fmt::format("slurm.conf declares more than the node has: {}; Slurm drains it when slurmd registers: "
                               "declare what slurmd -C prints, RealMemory derated below it",
                               util::join(over, ", ")));
+  if (!stale.empty())
+    return failed(observed, expected,
+                  fmt::format("slurmctld has less than the node has and no label pins it: {}; jobs cannot use the "
+                              "rest: run gpuctl apply to write the node's hardware into slurm.conf",
+                              util::join(stale, ", ")));
   if (info->has_state("DRAIN"))
     for (const auto reason : k_low_reasons)
       if (info->reason.find(reason) != std::string::npos)
@@ -84,7 +99,7 @@ void cite_both(CheckResult& result, const CheckInput& in) {
 
 const CheckRegistration k_registration{{
     .name = "slurm_node_hardware",
-    .description = "slurmctld's CPUs and RealMemory for the node are no more than slurmd -C finds (else Slurm drains it)",
+    .description = "slurmctld's CPUs for the node are what slurmd -C finds and its RealMemory no more (else Slurm drains it)",
     .section = CheckSection::slurm,
     .facts = {facts::k_slurmd_hardware.name},
     .runner = NodeRunner::slurm_node_view,

@@ -100,6 +100,26 @@ job_cpus=$(( cpus >= 2 ? 2 : 1 ))
 job=$(on head01 "timeout 120 srun -w node02 -c $job_cpus --mem=1024 --gres=gpu:2 sh -c 'echo \$CUDA_VISIBLE_DEVICES'") ||
   die "srun -c $job_cpus --mem=1024 --gres=gpu:2 failed:\n$job"
 [[ $job == 0,1 ]] || die "the job's CUDA_VISIBLE_DEVICES is '$job', not its 2 GPUs 0,1"
+# What srun says for a job no node can hold: the words check slurm_gpu_job fails on.
+if job=$(on head01 "timeout 60 srun -w node01 --mem=99999999 hostname 2>&1"); then die "a job of 95 TiB ran: $job"; fi
+[[ $job == *"Requested node configuration is not available"* ]] || die "srun's refusal is not Slurm's usual words:\n$job"
+[[ -n ${GPUCTL_CAPTURE_DIR:-} ]] && printf '%s\n' "$job" > "$GPUCTL_CAPTURE_DIR/srun-node-config-unavailable.txt"
+
+echo "--- verify --slurm-job: a job through Slurm on each node is given exactly its 8 GPUs"
+json=$(g verify "$INVENTORY" --slurm-job --json 2>/dev/null) || die "verify --slurm-job failed:\n$json"
+jobs=$(python3 -c 'import json, sys
+for n in json.load(sys.stdin)["nodes"]:
+    for c in n["checks"]:
+        if c["check"] == "slurm_gpu_job": print(n["node"], c["status"], c["observed"])' <<<"$json") ||
+  die "verify --slurm-job --json did not parse:\n$json"
+for node in node01 node02; do
+  grep -q "^$node pass CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7; nvidia-smi -L in the job: 8 GPUs" <<<"$jobs" ||
+    die "$node's slurm_gpu_job did not pass with its 8 GPUs:\n$jobs"
+done
+if [[ -n ${GPUCTL_CAPTURE_DIR:-} ]]; then
+  on node02 "srun -w node02 -c 1 --mem=1024 --gres=gpu:2 sh -c 'echo \"CUDA_VISIBLE_DEVICES=\${CUDA_VISIBLE_DEVICES-unset}\"; nvidia-smi -L 2>&1; echo \"nvidia-smi rc=\$?\"'" \
+    > "$GPUCTL_CAPTURE_DIR/srun-job-2gpus.txt"
+fi
 
 echo "--- sinfo on head01 shows both nodes idle with their GRES"
 sinfo=$(on head01 sinfo -N -h -o "'%N %t %G'") || die "sinfo failed on head01"

@@ -75,12 +75,31 @@ class SlurmNodeHardware : public testing::SingleCheckTest {
   CheckResult check() { return run("slurm_node_hardware"); }
 };
 
-TEST_F(SlurmNodeHardware, PassesWhereSlurmctldAsksNoMoreThanTheNodeHasAndSaysWhatItLeavesUnused) {
-  with(scontrol_with(node.name, "2", "22000"));
+// The capture's CoresPerSocket=1 is Slurm's default; gpuctl writes slurmd -C's 2.
+std::string with_cores(std::string text, std::string_view cores) {
+  text.replace(text.find("CoresPerSocket=1"), 16, "CoresPerSocket=" + std::string(cores));
+  return text;
+}
+
+TEST_F(SlurmNodeHardware, PassesWhereSlurmctldHasTheNodesCpusAndNoMoreMemoryAndSaysWhatItLeavesUnused) {
+  with(with_cores(scontrol_with(node.name, "2", "22528"), "2"));
   const auto r = check();
   EXPECT_EQ(r.status, CheckStatus::pass) << r.detail;
-  EXPECT_EQ(r.observed, "slurmctld: CPUs=2 RealMemory=22000; slurmd -C: CPUs=2 RealMemory=24105");
-  EXPECT_EQ(r.detail, "slurmctld schedules only CoresPerSocket=1 of 2, RealMemory=22000 of 24105");
+  EXPECT_EQ(r.observed, "slurmctld: CPUs=2 RealMemory=22528; slurmd -C: CPUs=2 RealMemory=24105");
+  EXPECT_EQ(r.detail, "slurmctld schedules only RealMemory=22528 of 24105");
+}
+
+TEST_F(SlurmNodeHardware, FailsWhereSlurmctldHasFewerCoresThanTheNodeUnlessALabelPinsThem) {
+  with(scontrol_with(node.name, "2", "22528"));
+  const auto stale = check();
+  ASSERT_EQ(stale.status, CheckStatus::fail) << stale.detail;
+  EXPECT_NE(stale.detail.find("slurmctld has less than the node has and no label pins it: CoresPerSocket=1 (the node has 2)"),
+            std::string::npos)
+      << stale.detail;
+  node.labels["slurm.CoresPerSocket"] = "1";
+  const auto pinned = check();
+  EXPECT_EQ(pinned.status, CheckStatus::pass) << pinned.detail;
+  EXPECT_EQ(pinned.detail, "slurmctld schedules only CoresPerSocket=1 of 2, RealMemory=22528 of 24105");
 }
 
 TEST_F(SlurmNodeHardware, FailsWithBothValuesWhereSlurmConfDeclaresMoreMemoryOrCpus) {
@@ -96,7 +115,7 @@ TEST_F(SlurmNodeHardware, FailsWithBothValuesWhereSlurmConfDeclaresMoreMemoryOrC
 
 // slurmctld's own words when it drains a node that registered less (node_mgr.c, Slurm 22.05).
 TEST_F(SlurmNodeHardware, FailsWhereSlurmAlreadyDrainedTheNodeForLowMemory) {
-  auto text = scontrol_with(node.name, "2", "24000", "scontrol-node-drained.txt");
+  auto text = with_cores(scontrol_with(node.name, "2", "24000", "scontrol-node-drained.txt"), "2");
   const auto reason = text.find("Reason=");
   ASSERT_NE(reason, std::string::npos);
   text.replace(reason, text.find('\n', reason) - reason,

@@ -2,6 +2,7 @@
 #include <gpuctl/facts/collect.hpp>
 #include <gpuctl/facts/slurmd_hardware.hpp>
 #include <gpuctl/verify/checks.hpp>
+#include <gpuctl/verify/slurm_job.hpp>
 #include <gpuctl_build_paths.hpp>
 
 #include "dcgm_test_documents.hpp"
@@ -87,7 +88,7 @@ TEST_F(Checks, EveryKnownCheckPassesOnAHealthyNode) {
   state.files["/etc/nccl.conf"] = ObservedFile{true, "", util::sha256_hex("NCCL_DEBUG=WARN\n"), 0644, "root", "root"};
   std::vector<std::string> names;
   for (const auto& info : known_checks()) names.push_back(info.name);
-  EXPECT_EQ(names.size(), 32u);
+  EXPECT_EQ(names.size(), 33u);
   // The checks that are skipped unless declared: declared, on a healthy 8-GPU board.
   node.gpu.max_temperature_c = 85;
   std::vector<GpuClockEvents> clocks;
@@ -118,10 +119,13 @@ TEST_F(Checks, EveryKnownCheckPassesOnAHealthyNode) {
   ASSERT_TRUE(aer);
   for (std::size_t i = 0; i < aer->size(); ++i) gpus()[i].pci_bus_id = "0000" + (*aer)[i].bus_id;
   state.facts.pcie_aer = Fact<std::vector<GpuPcieAer>>::of(*aer);
-  // slurmd -C finds what the capture's slurmctld declares (CPUTot=1, RealMemory=1) and more.
-  state.facts.declared.set(facts::k_slurmd_hardware, Fact<facts::SlurmHardware>::of({2, 1, 1, 2, 1, 24105}));
+  // slurmd -C finds the CPUs the capture's slurmctld has (CPUTot=1, one core) and more memory.
+  state.facts.declared.set(facts::k_slurmd_hardware, Fact<facts::SlurmHardware>::of({1, 1, 1, 1, 1, 24105}));
   const ObservedDcgmDiag dcgm_run{1, "dcgmi diag -r 1 -j", 0, testing::dcgm4_document_around_test("Hardware"), {}};
-  const auto results = run_checks(names, CheckInput{inventory, node, fixture.program, state, nccl_run ? &*nccl_run : nullptr, &dcgm_run});
+  // verify --slurm-job's job, given every GPU of the node (no device isolation in this program).
+  const ObservedSlurmJob job{"srun", 0, "CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7\nnvidia-smi rc=0\n", "", ""};
+  const auto results = run_checks(
+      names, CheckInput{inventory, node, fixture.program, state, nccl_run ? &*nccl_run : nullptr, &dcgm_run, &job});
   ASSERT_EQ(results.size(), names.size());
   for (const auto& r : results) EXPECT_EQ(r.status, CheckStatus::pass) << r.name << ": " << r.detail << r.observed;
 }
@@ -144,7 +148,8 @@ TEST_F(Checks, EveryKnownCheckFailsOrErrorsOnABrokenNodeAndCitesItsSource) {
   const ObservedDcgmDiag dcgm{1, "dcgmi diag -r 1 -j", 1, "Error: unable to establish a connection to the specified host", {}, {}};
   std::vector<std::string> names;
   for (const auto& info : known_checks()) names.push_back(info.name);
-  const auto results = run_checks(names, CheckInput{inventory, node, fixture.program, state, &nccl, &dcgm});
+  const ObservedSlurmJob job{"srun", 1, "", "srun: error: Unable to contact slurm controller (connect failure)\n", ""};
+  const auto results = run_checks(names, CheckInput{inventory, node, fixture.program, state, &nccl, &dcgm, &job});
   ASSERT_EQ(results.size(), names.size());
   for (const auto& r : results) {
     EXPECT_TRUE(r.status == CheckStatus::fail || r.status == CheckStatus::error)

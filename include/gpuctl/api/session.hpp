@@ -40,6 +40,12 @@ struct SessionOptions {
   std::chrono::milliseconds drain_poll{2000};
   std::chrono::milliseconds settle_poll{5000};  // between verify attempts after a drained node's apply
   ProgramSources sources;
+  // Reaches the Slurm nodes outside the session, for their hardware (slurm.conf lists every
+  // node); empty: the session's own factory. Set where --connection overrides the nodes' own
+  // connections: a run local to one node reaches the others as the inventory says.
+  TransportFactory peer_transports;
+  // verify --slurm-job: one short job through Slurm on each node that has check slurm_gpu_job.
+  bool slurm_job = false;
   std::vector<std::string> playbook_names;   // as given (names or paths), for the plan's record
 };
 

@@ -20,6 +20,8 @@ struct VerifyRequest {
   // > 0: also one NCCL all-reduce across each set of this many nodes, through Slurm
   // (Session::verify_nccl_across_nodes); needs slurm.enabled. 0: none.
   int nccl_nodes = 0;
+  // Also one short job through Slurm on each node (check slurm_gpu_job); needs slurm.enabled.
+  bool slurm_job = false;
 };
 
 struct VerifyResult {

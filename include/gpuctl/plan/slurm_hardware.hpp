@@ -21,7 +21,8 @@
 namespace gpuctl {
 
 // RealMemory for a node with `mem_total_mib` (pure): less the reserve, rounded down to a
-// multiple of 1024 MiB. Never below 1024 MiB... unless the node has less: then mem_total_mib.
+// multiple of 1024 MiB where at least 1024 MiB is left; below that, what is left, and never
+// less than 1 (Slurm's own default).
 std::int64_t derated_real_memory(std::int64_t mem_total_mib, const SlurmSettings& slurm);
 
 // The reserve in words: "5%" or "16384 MiB".

@@ -24,6 +24,7 @@ enum class NodeRunner {
   nccl_allreduce,   // gpuctl's NCCL all-reduce over the node's GPUs (gpu.nccl_allreduce)
   dcgm_diag,        // `dcgmi diag -r LEVEL` (gpu.dcgm_diag, or replace-gpu's request)
   nccl_nodes,       // an all-reduce across nodes through Slurm (verify --nccl-nodes); added by verify
+  slurm_job,        // a short job through Slurm on the node (verify --slurm-job)
 };
 std::string_view to_string(NodeRunner runner);
 

@@ -14,6 +14,8 @@
 
 namespace gpuctl {
 
+struct ObservedSlurmJob;  // verify/slurm_job.hpp
+
 enum class CheckStatus { pass, fail, error, skipped };
 std::string_view to_string(CheckStatus status);
 // The four-letter cell of a nodes x checks grid: PASS, FAIL, ERR, skip.
@@ -42,6 +44,8 @@ struct CheckInput {
   // What verify's DCGM diagnostic printed; null when it did not run (only verify runs it, where
   // the inventory declares gpu.dcgm_diag, and replace-gpu).
   const ObservedDcgmDiag* dcgm_diag = nullptr;
+  // What verify --slurm-job's job printed; null when it did not run (verify/slurm_job.hpp).
+  const ObservedSlurmJob* slurm_job = nullptr;
 };
 
 // The checks gpuctl knows, in display order, with one-line descriptions.
