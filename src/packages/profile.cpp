@@ -94,6 +94,7 @@ std::string row_value(const std::map<std::string, std::string, std::less<>>& by_
 
 std::string ResolvedPackages::package(std::string_view row) const { return row_value(packages, row); }
 std::string ResolvedPackages::service(std::string_view row) const { return row_value(services, row); }
+std::string ResolvedPackages::version(std::string_view row) const { return row_value(versions, row); }
 
 const ProfileRow* PackageProfile::find_row(std::string_view row) const {
   const auto it = std::ranges::find(rows, row, &ProfileRow::row);
@@ -102,7 +103,8 @@ const ProfileRow* PackageProfile::find_row(std::string_view row) const {
 
 const std::vector<std::string>& profile_row_names() {
   static const std::vector<std::string> names{"driver",    "kernel_module", "nvidia_smi",       "cuda_toolkit",
-                                              "nccl",      "persistenced",  "fabricmanager",    "nscq",
+                                              "nccl",      "nccl_dev",      "persistenced",     "fabricmanager",
+                                              "nscq",
                                               "dcgm",      "dcgm_exporter", "container_toolkit", "rdma_core",
                                               "ibverbs_utils", "infiniband_diags"};
   return names;
@@ -260,6 +262,8 @@ Result<ResolvedPackages> resolve_packages(const PackageProfile& profile, const P
     const bool wants_cuda = name.find("{cuda") != std::string::npos;
     out.packages[row.row] = wants_cuda && choice.cuda.empty() ? std::string() : fill_placeholders(name, choice);
     out.services[row.row] = row.service;
+    const bool version_wants_cuda = row.version.find("{cuda") != std::string::npos;
+    out.versions[row.row] = version_wants_cuda && choice.cuda.empty() ? std::string() : fill_placeholders(row.version, choice);
   }
   return out;
 }

@@ -111,6 +111,7 @@ Variables node_variables(const Inventory& inventory, const Node& node) {
   for (const auto& row : profile_row_names()) {
     v["package." + row] = cluster.packages.package(row);
     v["service." + row] = cluster.packages.service(row);
+    v["version." + row] = cluster.packages.version(row);
   }
   v["nvidia.unpackaged_driver"] = cluster.nvidia.unpackaged_driver;
   v["nvidia.repository.existing"] = cluster.nvidia.repository.existing;

@@ -398,6 +398,7 @@ TemplateValue build_cluster_context(const Inventory& inventory, const SlurmHardw
   set_if(context["profile"], "driver_source", inventory.cluster.nvidia.driver_source);
   for (const auto& [row, package] : inventory.cluster.packages.packages) set_if(context["package"], row, package);
   for (const auto& [row, service] : inventory.cluster.packages.services) set_if(context["service"], row, service);
+  for (const auto& [row, version] : inventory.cluster.packages.versions) set_if(context["version"], row, version);
   context["nccl"] = key_values(inventory.cluster.nccl);
   context["slurm"] = slurm_value(inventory, hardware);
   context["monitoring"] = monitoring_value(inventory);

@@ -2,7 +2,10 @@
 #include "check_result.hpp"
 #include "check_sources.hpp"
 
+#include <gpuctl/plan/plan.hpp>
 #include <gpuctl/verify/catalog.hpp>
+
+#include <fmt/format.h>
 
 namespace gpuctl::verify_detail {
 namespace {
@@ -18,10 +21,31 @@ CheckResult cuda_version(const CheckInput& in) {
   return same ? pass(*cuda.value, wanted) : failed(*cuda.value, wanted);
 }
 
+// NCCL is there; where the profile pins a build (libnccl2 2.21.5-1+cuda12.4 for the inventory's
+// CUDA), that build, held: another build may need a newer CUDA than the driver supports.
 CheckResult nccl_present(const CheckInput& in) {
   const auto& nccl = in.state.facts.nccl_version;
   if (!nccl.present()) return failed("absent", "installed", nccl.absent_reason);
-  return pass(*nccl.value, "installed");
+  const auto& packages = in.inventory.cluster.packages;
+  const auto name = packages.package("nccl");
+  const auto wanted = packages.version("nccl");
+  if (name.empty() || wanted.empty()) return pass(*nccl.value, "installed");
+  const auto& cuda = in.inventory.cluster.nvidia.cuda_version;
+  const auto expected = fmt::format("{} {} (built for the inventory's CUDA {}), held", name, wanted, cuda);
+  const auto it = in.state.packages.find(name);
+  if (it == in.state.packages.end()) return cannot_run(fmt::format("the state probe did not ask dpkg for {}", name));
+  const auto& package = it->second;
+  if (!package.installed)
+    return failed(fmt::format("NCCL {}, not from {}", *nccl.value, name), expected,
+                  fmt::format("a libnccl.so that no {} package installed: gpuctl apply installs {}={}", name, name, wanted));
+  const auto observed = fmt::format("{} {}{}", name, package.version, package.held ? ", held" : ", not held");
+  if (!version_matches(package.version, wanted))
+    return failed(observed, expected,
+                  fmt::format("another build than the profile's for CUDA {}: gpuctl apply installs {}={} and holds it",
+                              cuda, name, wanted));
+  if (!package.held)
+    return failed(observed, expected, fmt::format("not held: apt may replace it with a build for another CUDA (apt-mark hold {})", name));
+  return pass(observed, expected);
 }
 
 CheckResult nccl_conf(const CheckInput& in) {
@@ -55,7 +79,7 @@ const CheckRegistration k_cuda{{
 
 const CheckRegistration k_nccl{{
     .name = "nccl_present",
-    .description = "NCCL installed",
+    .description = "NCCL installed; where the profile pins one, the build for the inventory's CUDA, held",
     .section = CheckSection::software,
     .facts = {"nccl_libraries"},
     .judge = nccl_present,

@@ -24,6 +24,9 @@ expect_output '\+ install rdma-core' "declared HCAs: the RDMA user space, Debian
 expect_output '\+ install infiniband-diags'
 expect_output '\+ create /etc/modules-load.d/nvidia-peermem.conf' "GPUDirect RDMA: nvidia-peermem at every boot"
 expect_output 'modprobe nvidia-peermem' "and now"
+# The repository has a +cuda12.4 and a newer +cuda12.8 build (packages/nccl-builds.txt): the pin takes CUDA 12.4's.
+expect_output '\+ install libnccl2 \(none -> 2\.21\.5-1\+cuda12\.4\), held' "NCCL built for the inventory's CUDA, held (issue #33)"
+expect_output '\+ install libnccl-dev \(none -> 2\.21\.5-1\+cuda12\.4\), held'
 expect_output '↻ reboot' "reboots are planned"
 expect_output 'Plan: 4 nodes, 4 with changes'
 expect_output 'restarts, 4 reboots\)' "one reboot per fresh node: nouveau's waits for the driver's (issue #18)"
@@ -42,6 +45,16 @@ echo "--- verify passes every check"
 expect_rc 0 g verify "$INVENTORY"
 expect_output 'Verify: 4 of 4 nodes pass every check'
 expect_output '^driver_version +4 +- +- +-$' "checks as rows, nodes counted per result (issue #15)"
+
+echo "--- NCCL is the build for the inventory's CUDA, held, though apt's newest is +cuda12.8"
+nccl=$("$SANDBOX_CMD" ssh node01 "dpkg-query -W libnccl2 libnccl-dev; apt-mark showhold; apt-cache policy libnccl2 | sed -n 3p") ||
+  die "cannot read node01's NCCL packages"
+grep -qx $'libnccl2\t2.21.5-1+cuda12.4' <<<"$nccl" || die "libnccl2 is not 2.21.5-1+cuda12.4:\n$nccl"
+grep -qx $'libnccl-dev\t2.21.5-1+cuda12.4' <<<"$nccl" || die "libnccl-dev is not 2.21.5-1+cuda12.4:\n$nccl"
+grep -qx 'libnccl2' <<<"$nccl" && grep -qx 'libnccl-dev' <<<"$nccl" || die "NCCL is not held:\n$nccl"
+grep -q 'Candidate: 2.26.2-1+cuda12.8' <<<"$nccl" || die "apt's own choice is not the newer build, so the pin proves nothing:\n$nccl"
+OUTPUT=$(g verify "$INVENTORY" --limit node01 --json | jq -r '.nodes[0].checks[] | select(.check == "nccl_present") | "\(.status) \(.observed)"')
+expect_output '^pass libnccl2 2\.21\.5-1\+cuda12\.4, held$' "nccl_present"
 
 echo "--- the simulated NVLink board passes nvlink_topology; no NCCL in the sandbox, so no all-reduce"
 nvlink_checks=$(g verify "$INVENTORY" --limit node01 --json |

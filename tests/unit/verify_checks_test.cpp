@@ -86,6 +86,7 @@ class Checks : public ::testing::Test {
 
 TEST_F(Checks, EveryKnownCheckPassesOnAHealthyNode) {
   state.files["/etc/nccl.conf"] = ObservedFile{true, "", util::sha256_hex("NCCL_DEBUG=WARN\n"), 0644, "root", "root"};
+  state.packages["libnccl2"] = ObservedPackage{true, "2.21.5-1+cuda12.4", true};
   std::vector<std::string> names;
   for (const auto& info : known_checks()) names.push_back(info.name);
   EXPECT_EQ(names.size(), 33u);
@@ -398,6 +399,31 @@ TEST_F(Checks, NcclAbsentFails) {
   const auto r = run("nccl_present");
   EXPECT_EQ(r.status, CheckStatus::fail);
   EXPECT_EQ(r.detail, "libnccl2 not installed");
+}
+
+// The example inventory's profile (debian12-cuda-repository) pins libnccl2 2.21.5-1+cuda12.4
+// for its CUDA 12.4, as NVIDIA's repository names its builds.
+TEST_F(Checks, NcclPresentWantsTheProfilesBuildForTheInventorysCudaHeld) {
+  ASSERT_EQ(inventory.cluster.packages.version("nccl"), "2.21.5-1+cuda12.4");
+  state.packages["libnccl2"] = ObservedPackage{true, "2.21.5-1+cuda12.4", true};
+  const auto held = run("nccl_present");
+  EXPECT_EQ(held.status, CheckStatus::pass) << held.detail;
+  EXPECT_EQ(held.observed, "libnccl2 2.21.5-1+cuda12.4, held");
+  EXPECT_EQ(held.expected, "libnccl2 2.21.5-1+cuda12.4 (built for the inventory's CUDA 12.4), held");
+  // What apt takes unpinned: the newest build, here for a CUDA the driver may not support.
+  state.packages["libnccl2"] = ObservedPackage{true, "2.26.2-1+cuda12.8", true};
+  const auto other = run("nccl_present");
+  ASSERT_EQ(other.status, CheckStatus::fail);
+  EXPECT_NE(other.detail.find("another build than the profile's for CUDA 12.4: gpuctl apply installs libnccl2=2.21.5-1+cuda12.4"),
+            std::string::npos)
+      << other.detail;
+  state.packages["libnccl2"] = ObservedPackage{true, "2.21.5-1+cuda12.4", false};
+  EXPECT_EQ(run("nccl_present").status, CheckStatus::fail) << "not held";
+  state.packages["libnccl2"] = ObservedPackage{false, "", false};
+  EXPECT_NE(run("nccl_present").detail.find("a libnccl.so that no libnccl2 package installed"), std::string::npos);
+  // No `cuda:` in the inventory: no build to pin, any NCCL passes.
+  inventory.cluster.packages.versions["nccl"] = "";
+  EXPECT_EQ(run("nccl_present").status, CheckStatus::pass);
 }
 
 TEST_F(Checks, NcclConfComparesTheDigestWithTheProgram) {

@@ -89,10 +89,14 @@ struct PackageChoice {
 struct ResolvedPackages {
   std::map<std::string, std::string, std::less<>> packages;  // row -> package ("" where none)
   std::map<std::string, std::string, std::less<>> services;  // row -> service ("" where none)
+  // row -> the version the profile writes, placeholders filled ("2.21.5-1+cuda12.4"); "" where
+  // it names none, or names one built from a value the inventory left out (no `cuda:`).
+  std::map<std::string, std::string, std::less<>> versions;
 
-  // A row's package or service; "" where the source ships none or no profile was resolved.
+  // A row's package, service or version; "" where the source ships none or no profile was resolved.
   std::string package(std::string_view row) const;
   std::string service(std::string_view row) const;
+  std::string version(std::string_view row) const;
 };
 Result<ResolvedPackages> resolve_packages(const PackageProfile& profile, const PackageChoice& choice);
 

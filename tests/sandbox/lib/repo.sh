@@ -189,15 +189,25 @@ mkdir -p /run/nvidia-fabricmanager && echo $ver > /run/nvidia-fabricmanager/gpuc
   printf '#!/bin/sh\nset -e\n[ "$1" = remove ] && update-alternatives --remove cuda /usr/local/cuda-%s || true\n' "$CUDA_VERSION" > "$r/DEBIAN/prerm"
   make_deb "$out" "$r" "$(profile_field "$profile" cuda_toolkit name)" "$(profile_field "$profile" cuda_toolkit version)" "CUDA Toolkit $CUDA_VERSION"
 
-  r=$b/nccl
-  local nccl_ver; nccl_ver=$(profile_field "$profile" nccl version)
-  local nccl_upstream=${nccl_ver%%-*} nccl_code
-  nccl_code=$(awk -F. '{ printf "%d%02d%02d", $1, $2, $3 }' <<<"$nccl_upstream")
-  mkdir -p "$r/usr/lib/x86_64-linux-gnu"
-  printf 'int ncclGetVersion(int *v) { *v = %s; return 0; }\n' "$nccl_code" > "$b/nccl.c"
-  gcc -shared -fPIC -Wl,-soname,libnccl.so.2 -o "$r/usr/lib/x86_64-linux-gnu/libnccl.so.$nccl_upstream" "$b/nccl.c" || return 1
-  ln -s "libnccl.so.$nccl_upstream" "$r/usr/lib/x86_64-linux-gnu/libnccl.so.2"
-  make_deb "$out" "$r" "$(profile_field "$profile" nccl name)" "$nccl_ver" "NVIDIA Collective Communication Library (NCCL) Runtime"
+  # NCCL: the builds of packages/nccl-builds.txt, runtime and headers, as NVIDIA packages them.
+  local nccl_ver nccl_upstream nccl_code
+  while read -r nccl_ver; do
+    [[ -z $nccl_ver || $nccl_ver == '#'* ]] && continue
+    nccl_upstream=${nccl_ver%%-*}
+    nccl_code=$(awk -F. '{ printf "%d%02d%02d", $1, $2, $3 }' <<<"$nccl_upstream")
+    r=$b/nccl-$nccl_ver
+    mkdir -p "$r/usr/lib/x86_64-linux-gnu"
+    printf 'int ncclGetVersion(int *v) { *v = %s; return 0; }\n' "$nccl_code" > "$b/nccl.c"
+    gcc -shared -fPIC -Wl,-soname,libnccl.so.2 -o "$r/usr/lib/x86_64-linux-gnu/libnccl.so.$nccl_upstream" "$b/nccl.c" || return 1
+    ln -s "libnccl.so.$nccl_upstream" "$r/usr/lib/x86_64-linux-gnu/libnccl.so.2"
+    make_deb "$out" "$r" libnccl2 "$nccl_ver" "NVIDIA Collective Communication Library (NCCL) Runtime"
+    r=$b/nccl-dev-$nccl_ver
+    mkdir -p "$r/usr/include" "$r/usr/lib/x86_64-linux-gnu"
+    printf '#define NCCL_VERSION_CODE %s\nint ncclGetVersion(int *version);\n' "$nccl_code" > "$r/usr/include/nccl.h"
+    ln -s libnccl.so.2 "$r/usr/lib/x86_64-linux-gnu/libnccl.so"
+    make_deb "$out" "$r" libnccl-dev "$nccl_ver" "NVIDIA Collective Communication Library (NCCL) Development Files" \
+      "Depends: libnccl2 (= $nccl_ver)"
+  done < "$SANDBOX_SRC/packages/nccl-builds.txt"
 
   # Index and sign like NVIDIA's flat repository ("deb [signed-by=KEY] URL /").
   (cd "$out" && dpkg-scanpackages --multiversion . /dev/null 2>/dev/null > Packages && gzip -9kf Packages) || return 1
