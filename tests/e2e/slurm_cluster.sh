@@ -192,4 +192,17 @@ on head01 'for i in $(seq 30); do scontrol show node node02 | grep -q "State=IDL
 expect_rc 0 "$GPUCTL" history --node node02 --json
 [[ $(jq -r '[.gpu_slots[] | select(.slot == 3) | .serial] | join(" ")' <<<"$OUTPUT") == "$old_serial $new_serial" ]] ||
   die "slot 3 history is not $old_serial then $new_serial:\n$OUTPUT"
+
+echo "--- node02 pinned with more memory than it has: the plan says so, verify fails with both values"
+cp "$INVENTORY" "$WORK/inventory-unpinned.yaml"
+sed -i 's/slurm.Port: "6819"}/slurm.Port: "6819", slurm.RealMemory: "99999999"}/' "$INVENTORY"
+grep -q 'slurm.RealMemory: "99999999"' "$INVENTORY" || die "could not pin node02's memory in $INVENTORY"
+expect_rc 2 g plan "$INVENTORY" --detailed-exitcode
+expect_output "node02: CPUs=$cpus .*RealMemory=99999999 \\(pinned: label slurm.RealMemory\\)" "the plan names the pin as RealMemory's source"
+expect_output "NodeName=node02 .*RealMemory=99999999 Port=6819" "slurm.conf's diff shows the pinned value"
+expect_rc 0 g apply "$INVENTORY" --yes
+expect_rc 3 g verify "$INVENTORY" --limit node02
+expect_output "slurm_node_hardware fail on node02: .*RealMemory=99999999 \\(the node has $mem_mib\\)" "both values"
+cp "$WORK/inventory-unpinned.yaml" "$INVENTORY"
+expect_rc 0 g apply "$INVENTORY" --yes
 echo "PASS"
