@@ -42,6 +42,18 @@ ApplyResult apply_target(const RunTarget& target, const ApplySettings& settings,
   auto inputs = use_case::load_run_inputs(target, env);
   if (!inputs) return refused(inputs.error().verdict, inputs.error().message);
   auto& session_options = (*inputs)->session;
+  // A saved plan's local inputs first: a playbook or inventory changed since the review is
+  // refused before any node runs anything of it (a step's guard runs while planning).
+  if (saved) {
+    Plan local;
+    local.inventory_path = (*inputs)->selected->inventory.path;
+    local.inventory_digest = (*inputs)->selected->inventory.digest;
+    local.limit = target.limit;
+    local.connection = target.connection;
+    bind_plan_inputs(local, (*inputs)->playbooks, target.playbooks, session_options.sources.templates_dir, {});
+    if (auto same = check_saved_plan_inputs(*saved, local); !same)
+      return refused(Verdict::error, fmt::format("refusing the saved plan {}: {}", saved_path, same.error().to_string()));
+  }
   session_options.apply.reboot_timeout = settings.reboot_timeout;
   session_options.apply.reboot_poll = settings.reboot_poll;
   session_options.drain_timeout = settings.drain_timeout;
@@ -79,6 +91,12 @@ ApplyResult apply_target(const RunTarget& target, const ApplySettings& settings,
   if (saved) {
     if (auto same = check_saved_plan(*saved, result.plan); !same) {
       result.error = fmt::format("refusing the saved plan {}: {}", saved_path, same.error().to_string());
+      return finish(state::RunStatus::failed, Verdict::error);
+    }
+    // The digest the reviewer read under the plan's text: it binds what the plan file may not.
+    if (!settings.plan_digest.empty() && !plan_digest(result.plan).starts_with(settings.plan_digest)) {
+      result.error = fmt::format("refusing the saved plan {}: its plan digest is {}, not the reviewed {}", saved_path,
+                                 plan_digest(result.plan), settings.plan_digest);
       return finish(state::RunStatus::failed, Verdict::error);
     }
   } else {

@@ -198,8 +198,10 @@ void bind_plan_inputs(Plan& plan, const std::vector<Playbook>& playbooks,
   plan.secrets = sorted_inputs(secrets);
 }
 
-Result<void> check_saved_plan(const Plan& saved, const Plan& fresh) {
-  std::vector<std::string> differences;
+namespace {
+
+// The differences of the inputs a run reads from local files, before any node.
+void compare_local_inputs(const Plan& saved, const Plan& fresh, std::vector<std::string>& differences) {
   if (saved.gpuctl_version != fresh.gpuctl_version)
     differences.push_back(fmt::format("it was made by gpuctl {}; this is gpuctl {}", saved.gpuctl_version,
                                       fresh.gpuctl_version));
@@ -213,10 +215,9 @@ Result<void> check_saved_plan(const Plan& saved, const Plan& fresh) {
   compare_playbooks(saved.playbooks, fresh.playbooks, differences);
   compare_setting(saved.templates_dir, fresh.templates_dir, "the templates directory", differences);
   compare_inputs(saved.templates, fresh.templates, "template", differences);
-  compare_inputs(saved.source_files, fresh.source_files, "source file", differences);
-  compare_inputs(saved.secrets, fresh.secrets, "secret", differences);
-  compare_slurm_hardware(saved.slurm_hardware, fresh.slurm_hardware, differences);
-  compare_nodes(saved, fresh, differences);
+}
+
+Result<void> refusal(const std::vector<std::string>& differences) {
   if (differences.empty()) return {};
   std::string message = "the saved plan is not what gpuctl would do now: ";
   for (std::size_t i = 0; i < differences.size() && i < k_listed_differences; ++i)
@@ -225,6 +226,54 @@ Result<void> check_saved_plan(const Plan& saved, const Plan& fresh) {
     message += fmt::format("; and {} more", differences.size() - k_listed_differences);
   return fail(ErrorCode::stale_plan, std::move(message), {},
               "nothing was applied; run gpuctl plan again, review it, and apply the new plan");
+}
+
+// Length-prefixed, so that no two different sequences of fields digest alike.
+void add_field(std::string& out, std::string_view field) { out += fmt::format("{}:{};", field.size(), field); }
+
+}  // namespace
+
+Result<void> check_saved_plan_inputs(const Plan& saved, const Plan& local) {
+  std::vector<std::string> differences;
+  compare_local_inputs(saved, local, differences);
+  return refusal(differences);
+}
+
+std::string plan_digest(const Plan& plan) {
+  std::string text;
+  for (const auto* field : {&plan.gpuctl_version, &plan.inventory_path, &plan.inventory_digest, &plan.limit,
+                            &plan.connection, &plan.templates_dir})
+    add_field(text, *field);
+  for (const auto& p : plan.playbooks) add_field(text, p.name), add_field(text, p.path), add_field(text, p.digest);
+  for (const auto* inputs : {&plan.templates, &plan.source_files, &plan.secrets}) {
+    add_field(text, std::to_string(inputs->size()));
+    for (const auto& input : *inputs) add_field(text, input.name), add_field(text, input.digest);
+  }
+  for (const auto& [node, hardware] : plan.slurm_hardware) {
+    add_field(text, node);
+    for (const auto& value : hardware.values)
+      add_field(text, value.key), add_field(text, std::to_string(value.value)), add_field(text, value.source);
+    for (const auto& cores : hardware.gpu_cores) add_field(text, cores);
+    add_field(text, hardware.gpu_cores_source);
+  }
+  for (const auto& node : plan.nodes) {
+    add_field(text, node.node);
+    add_field(text, status_word(node.status));
+    add_field(text, node.error);
+    add_field(text, node.state_fingerprint);
+    add_field(text, changes_digest(node.changes));
+  }
+  return util::sha256_hex(text);
+}
+
+Result<void> check_saved_plan(const Plan& saved, const Plan& fresh) {
+  std::vector<std::string> differences;
+  compare_local_inputs(saved, fresh, differences);
+  compare_inputs(saved.source_files, fresh.source_files, "source file", differences);
+  compare_inputs(saved.secrets, fresh.secrets, "secret", differences);
+  compare_slurm_hardware(saved.slurm_hardware, fresh.slurm_hardware, differences);
+  compare_nodes(saved, fresh, differences);
+  return refusal(differences);
 }
 
 }  // namespace gpuctl

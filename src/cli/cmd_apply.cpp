@@ -9,6 +9,7 @@
 #include <gpuctl/report/plan_view.hpp>
 #include <gpuctl/report/reports.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fmt/format.h>
 #include <iostream>
@@ -28,6 +29,7 @@ struct ApplyCliOptions {
   std::string batch_size;
   std::string max_fail = "100%";
   bool no_prefetch = false;
+  std::string plan_digest;
 };
 
 Confirmation confirm_apply(bool yes) {
@@ -52,8 +54,14 @@ int run_apply_command(const ApplyCliOptions& options, const GlobalOptions& globa
   settings.batch_size = options.batch_size;
   settings.max_fail = options.max_fail;
   settings.prefetch = !options.no_prefetch;
+  settings.plan_digest = options.plan_digest;
   const auto env = make_run_environment(options.target, globals, options.state.path);
   ApplyResult result;
+  if (!options.plan_digest.empty() && !is_saved_plan_file(options.target.inventory)) {
+    fmt::print(stderr, "gpuctl: --plan-digest binds a saved plan (gpuctl apply PLAN.json); {} is an inventory\n",
+               options.target.inventory);
+    return k_exit_usage;
+  }
   if (is_saved_plan_file(options.target.inventory)) {
     auto given = options.target.run_target();
     given.inventory.clear();
@@ -100,6 +108,14 @@ void register_apply_command(CLI::App& app, GlobalOptions& globals, int& exit_cod
   cmd->add_flag("--no-prefetch", options.no_prefetch,
                 "With Slurm: do not download a node's new packages before draining it (the install then downloads them "
                 "while the node is drained; for a mirror that must not be asked twice)");
+  cmd->add_option("--plan-digest", options.plan_digest,
+                  "With a saved plan: the plan digest its review showed (the last line of `gpuctl plan`, 12 or more hex "
+                  "digits). apply refuses unless the plan made now has it, which binds the review to what runs even "
+                  "where the plan file could be edited. Example: gpuctl apply plan.json --plan-digest 3f9a0c1d2e4b")
+      ->check([](const std::string& text) -> std::string {
+        const bool hex = std::ranges::all_of(text, [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+        return hex && text.size() >= 12 && text.size() <= 64 ? "" : "12 to 64 lower-case hex digits";
+      });
   cmd->add_option("--batch-size", options.batch_size,
                   "Apply N nodes (or P% of them) at a time, batch after batch (default: all at once)");
   cmd->add_option("--max-fail", options.max_fail,

@@ -5,6 +5,7 @@
 #include "run_support.hpp"
 
 #include <gpuctl/api/plan_use_case.hpp>
+#include <gpuctl/api/saved_plan.hpp>
 #include <gpuctl/report/plan_view.hpp>
 
 #include <cstdlib>
@@ -40,13 +41,17 @@ int run_plan_command(const PlanCliOptions& options, const GlobalOptions& globals
   } else {
     const bool color = use_color(globals, STDOUT_FILENO);
     fmt::print("{}", render_plan_text(plan, {color ? ColorMode::always : ColorMode::never, !options.no_diff, options.expand}));
+    // The one value a reviewer copies: apply --plan-digest binds the review to what runs.
+    fmt::print("Plan digest: {}\n", plan_digest(plan));
   }
   if (!options.out.empty()) {
     if (auto saved = write_local_file_atomically(options.out, plan_to_json(plan)); !saved) {
       fmt::print(stderr, "gpuctl: {}\n", saved.error().to_string());
       return k_exit_error;
     }
-    if (!options.json) fmt::print("Saved the plan to {}; apply exactly it with: gpuctl apply {}\n", options.out, options.out);
+    if (!options.json)
+      fmt::print("Saved the plan to {}; apply exactly it with: gpuctl apply {} --plan-digest {}\n", options.out, options.out,
+                 plan_digest(plan).substr(0, 16));
   }
   return exit_code_for(result.verdict, rule);
 }

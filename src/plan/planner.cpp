@@ -324,8 +324,10 @@ NodePlan make_node_plan(const NodeProgram& program, const NodeState& state) {
       change.step = step.step->name;
       change.step_index = s;
       change.resource = "handler:" + name;
+      // The command itself: the reviewer reads what will run, and a saved plan binds it.
       change.summary = handler && !handler->service.empty() ? fmt::format("restart service {}", handler->service)
-                                                            : fmt::format("run handler {}", name);
+                       : handler ? fmt::format("run handler {}: `{}`", name, handler->run)
+                                 : fmt::format("run handler {}", name);
       change.reason = "notified by a change in this step";
       plan.changes.push_back(std::move(change));
     }

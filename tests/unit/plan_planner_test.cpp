@@ -292,7 +292,7 @@ TEST(Planner, HandlerRunsOncePerStepAfterItsResourcesEvenWhenNotifiedTwice) {
   EXPECT_EQ(plan.changes[3].summary, "restart service slurmd");
   EXPECT_EQ(plan.changes[3].step_index, 0u);
   EXPECT_EQ(plan.changes[4].action, Action::run);
-  EXPECT_EQ(plan.changes[4].summary, "run handler reload");
+  EXPECT_EQ(plan.changes[4].summary, "run handler reload: `systemctl daemon-reload`");
   EXPECT_EQ(plan.changes[6].step, "other");
   EXPECT_EQ(plan.changes[6].step_index, 1u);
   EXPECT_EQ(plan.changes[5].resource_index, 0u);

@@ -25,6 +25,9 @@ struct ApplySettings {
   std::chrono::milliseconds drain_poll{2000};   // between squeue polls while draining
   std::chrono::milliseconds settle_poll{5000};  // between verify attempts after a drained node's apply
   std::chrono::seconds reboot_poll{2};
+  // A saved plan: the plan digest its review showed (a prefix of 12 or more hex digits); the
+  // fresh plan must have it. Empty: not checked.
+  std::string plan_digest;
 };
 
 enum class Confirmation { go, declined, cannot_ask };

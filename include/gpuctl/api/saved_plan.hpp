@@ -38,4 +38,17 @@ std::vector<BoundInput> template_digests(const std::string& templates_dir);
 inline constexpr std::size_t k_listed_differences = 8;
 Result<void> check_saved_plan(const Plan& saved, const Plan& fresh);
 
+// The part of check_saved_plan that needs no node: `local` holds what this run read from local
+// files only (bind_plan_inputs without programs, and the inventory's path and digest). Apply
+// checks it before it contacts any node, so that a playbook or inventory changed since the
+// review (a handler's command, a step's guard) never runs, not even as a guard while planning.
+// Same errors.
+Result<void> check_saved_plan_inputs(const Plan& saved, const Plan& local);
+
+// One digest of everything a plan binds (gpuctl's version, the inventory, selection,
+// playbooks, templates, source files, secrets, the Slurm nodes' hardware, and each node's status,
+// state fingerprint and changes): `plan` prints it last, and `apply --plan-digest` refuses a
+// saved plan whose fresh plan does not have it, however the plan file was edited. Pure.
+std::string plan_digest(const Plan& plan);
+
 }  // namespace gpuctl
