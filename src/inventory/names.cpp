@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <algorithm>
 #include <cctype>
 
@@ -28,6 +31,8 @@ std::optional<std::string> check_ipv4(std::string_view text) {
     const auto dot = text.find('.', start);
     const auto part = text.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
     if (part.empty() || part.size() > 3) return "is not a valid IPv4 address";
+    // inet_aton, which resolvers use, reads "010" as octal 8: another address than it looks.
+    if (part.size() > 1 && part.front() == '0') return "is not a valid IPv4 address (a number with a leading zero)";
     int value = 0;
     for (char c : part) value = value * 10 + (c - '0');
     if (value > 255) return fmt::format("is not a valid IPv4 address ({} > 255)", value);
@@ -84,14 +89,19 @@ std::optional<std::string> check_hostname(std::string_view text) {
 std::optional<std::string> check_address(std::string_view text) {
   if (text.empty()) return "is empty";
   if (auto bad = hostile(text)) return bad;
+  // An address, never an address and a port ("10.0.0.1:22" is no IPv6 address: `port:` says it).
   if (text.find(':') != std::string_view::npos) {
-    if (!std::ranges::all_of(text, [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) || c == ':' || c == '.'; }))
-      return "is not a valid IPv6 address";
-    if (text.find(":::") != std::string_view::npos) return "is not a valid IPv6 address";
+    in6_addr address{};
+    if (text.size() > INET6_ADDRSTRLEN || inet_pton(AF_INET6, std::string(text).c_str(), &address) != 1)
+      return "is not an IPv6 address (a port goes in 'port:', not after the address)";
+    if (IN6_IS_ADDR_UNSPECIFIED(&address)) return "is the unspecified address ::, which names no node";
     return std::nullopt;
   }
-  if (std::ranges::all_of(text, [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; }))
-    return check_ipv4(text);
+  if (std::ranges::all_of(text, [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; })) {
+    if (auto bad = check_ipv4(text)) return bad;
+    if (text.find_first_not_of("0.") == std::string_view::npos) return "is the unspecified address 0.0.0.0, which names no node";
+    return std::nullopt;
+  }
   return check_hostname(text);
 }
 

@@ -204,9 +204,14 @@ RawSettings decode_settings(Decoder& d, const YamlNode& node, const std::string&
   return out;
 }
 
+// All groups' hostlists together name at most this many hosts (each alone: hostlist's own
+// bound): past it, a small inventory of many large groups would take gigabytes to expand.
+constexpr std::size_t k_max_group_members = hostlist::k_max_expansion;
+
 void decode_groups(Decoder& d, const YamlNode& node, RawInventory& raw) {
   auto view = d.map(node, "'groups'", {});
   if (!view) return;
+  std::size_t members = 0;
   for (const auto& [name, key_node, value_node] : view->entries()) {
     if (!accepted(d, *key_node, name, "group name", grammar::name)) continue;
     RawGroup group;
@@ -219,9 +224,17 @@ void decode_groups(Decoder& d, const YamlNode& node, RawInventory& raw) {
       group.hosts_pos = pos_of(*n);
       if (auto text = d.string(*n, fmt::format("'hosts' of {}", what))) {
         group.hosts = *text;
-        auto names = hostlist::expand(*text);
-        if (names) group.members = std::move(*names);
-        else d.error_at(n->line, n->column + std::max(0, names.error().where.column - 1) + (n->quoted ? 1 : 0),
+        const std::size_t left = members < k_max_group_members ? k_max_group_members - members : 0;
+        auto names = hostlist::expand(*text, left);
+        if (names) {
+          members += names->size();
+          group.members = std::move(*names);
+        } else if (left < k_max_group_members && names.error().message.starts_with("hostlist expands to more than")) {
+          d.error_at(n->line, n->column,
+                     fmt::format("{}'s hosts would take the inventory's groups past {} hosts in all", what,
+                                 k_max_group_members),
+                     "split the cluster into inventories of at most 100000 hosts");
+        } else d.error_at(n->line, n->column + std::max(0, names.error().where.column - 1) + (n->quoted ? 1 : 0),
                         fmt::format("bad hostlist in {}: {}", what, names.error().message), names.error().hint);
       }
     } else {

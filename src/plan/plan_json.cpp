@@ -13,6 +13,24 @@ namespace {
 
 using nlohmann::json;
 
+// A saved plan's numbers are read exactly or not at all: nlohmann's get<int>() of 4294967298 or
+// of 2.5 would give 2, and a plan of another format (or with another index) would pass.
+constexpr std::int64_t k_max_index = 1'000'000;
+constexpr std::int64_t k_max_hardware_value = std::int64_t{1} << 50;
+
+std::int64_t whole_number(const json& value, std::string_view name, std::int64_t low, std::int64_t high) {
+  if (!value.is_number_integer())
+    throw json::type_error::create(302, fmt::format("{} is {}, not a whole number", name, value.dump()), &value);
+  const bool negative = value.is_number_unsigned() ? false : value.get<std::int64_t>() < 0;
+  if (value.is_number_unsigned() && value.get<std::uint64_t>() > static_cast<std::uint64_t>(high))
+    throw json::out_of_range::create(406, fmt::format("{} {} is out of range ({}..{})", name, value.dump(), low, high), &value);
+  const auto number = negative ? value.get<std::int64_t>() : static_cast<std::int64_t>(value.get<std::uint64_t>());
+  if (number < low || number > high)
+    throw json::out_of_range::create(406, fmt::format("{} {} is out of range ({}..{})", name, value.dump(), low, high), &value);
+  return number;
+}
+
+
 const std::map<std::string, Action>& actions_by_name() {
   static const std::map<std::string, Action> names{{"create", Action::create}, {"update", Action::update},
                                                    {"remove", Action::remove}, {"run", Action::run},
@@ -90,8 +108,8 @@ Result<NodePlan> node_from_json(const json& n, const std::string& path) {
     change.summary = c.at("summary").get<std::string>();
     change.reason = c.at("reason").get<std::string>();
     change.diff = c.at("diff").get<std::string>();
-    change.step_index = c.at("step_index").get<std::size_t>();
-    change.resource_index = c.at("resource_index").get<std::size_t>();
+    change.step_index = static_cast<std::size_t>(whole_number(c.at("step_index"), "step_index", 0, k_max_index));
+    change.resource_index = static_cast<std::size_t>(whole_number(c.at("resource_index"), "resource_index", 0, k_max_index));
     change.content_digest = c.at("content_digest").get<std::string>();
     node.changes.push_back(std::move(change));
   }
@@ -99,7 +117,7 @@ Result<NodePlan> node_from_json(const json& n, const std::string& path) {
 }
 
 Result<void> check_format_version(const json& document, const std::string& path) {
-  const int version = document.at("format_version").get<int>();
+  const int version = static_cast<int>(whole_number(document.at("format_version"), "format_version", 0, 1'000'000));
   if (version == Plan::k_format_version) return {};
   const Location where{path, 0, 0, {}, {}};
   if (version < Plan::k_format_version)
@@ -159,7 +177,7 @@ SlurmHardwareTable slurm_hardware_from_json(const json& array) {
     const auto& values = entry.at("values");
     for (const auto key : k_slurm_hardware_keys)
       if (values.contains(key))
-        hardware.values.push_back({std::string(key), values.at(key).at("value").get<std::int64_t>(),
+        hardware.values.push_back({std::string(key), whole_number(values.at(key).at("value"), key, 1, k_max_hardware_value),
                                    values.at(key).at("source").get<std::string>()});
     hardware.gpu_cores = entry.at("gpu_cores").get<std::vector<std::string>>();
     hardware.gpu_cores_source = entry.at("gpu_cores_source").get<std::string>();

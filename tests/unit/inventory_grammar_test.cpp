@@ -149,3 +149,22 @@ TEST(InventoryGrammar, DiagnosticsShowControlCharactersEscaped) {
 }
 
 }  // namespace
+
+// A node's address is an IP address or a DNS name, nothing else (issue #37): "host:port" passed
+// as IPv6 before, "::" and 0.0.0.0 connect to the local machine, and "010.0.0.1" is 8.0.0.1 to
+// inet_aton.
+TEST(InventoryGrammar, AddressesAreIpAddressesOrHostNamesOnly) {
+  const auto load = [](const std::string& address) {
+    return load_inventory_text("cluster: {name: c}\nhosts:\n  a1: {address: \"" + address + "\"}\n", "inv.yaml");
+  };
+  for (const auto* good : {"10.0.0.1", "gpu01.example.com", "2001:db8::1", "fe80::1", "::1", "::ffff:10.0.0.1"})
+    EXPECT_TRUE(load(good).ok()) << good << "\n" << listing(load(good));
+  for (const auto* bad : {"10.0.0.1:22", "gpu01:22", "::", "0.0.0.0", "010.0.0.1", "1:2:3", "2001:db8::1::2", "[::1]", "10.0.0"}) {
+    const auto result = load(bad);
+    EXPECT_FALSE(result.ok()) << bad;
+    const bool at_value = std::ranges::any_of(result.diagnostics, [](const Diagnostic& d) { return d.line == 3 && d.column > 0; });
+    EXPECT_TRUE(at_value) << bad << "\n" << listing(result);
+  }
+  EXPECT_NE(listing(load("10.0.0.1:22")).find("a port goes in 'port:'"), std::string::npos) << listing(load("10.0.0.1:22"));
+  EXPECT_NE(listing(load("::")).find("the unspecified address"), std::string::npos);
+}

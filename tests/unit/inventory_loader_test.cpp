@@ -1,6 +1,7 @@
 #include <gpuctl/inventory/loader.hpp>
 #include <gpuctl_build_paths.hpp>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -239,3 +240,18 @@ TEST(InventoryLoader, NoNvlinkOrNcclKeysMeansNeitherIsDeclared) {
 }
 
 }  // namespace
+
+// Each hostlist is bounded (100000 names); so are all groups together (issue #37): a small
+// inventory of many large groups must not take gigabytes to expand.
+TEST(InventoryBounds, AllGroupsTogetherNameAtMostOneHundredThousandHosts) {
+  std::string text = "cluster: {name: c}\ngroups:\n";
+  for (const char* prefix : {"a", "b", "c"}) text += fmt::format("  {}:\n    hosts: \"{}[00000-49999]\"\n", prefix, prefix);
+  const auto result = gpuctl::load_inventory_text(text, "inv.yaml");
+  ASSERT_FALSE(result.ok());
+  bool named = false;
+  for (const auto& d : result.diagnostics)
+    named = named || (d.line == 8 && d.message.find("past 100000 hosts in all") != std::string::npos);
+  EXPECT_TRUE(named) << result.diagnostics.front().to_string();
+  text.resize(text.find("  c:"));
+  EXPECT_TRUE(gpuctl::load_inventory_text(text, "inv.yaml").ok()) << "100000 in all is fine";
+}

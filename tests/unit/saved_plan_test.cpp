@@ -331,3 +331,32 @@ TEST_F(SavedPlan, ManyDifferencesAreCountedAfterTheFirstFew) {
 
 }  // namespace
 }  // namespace gpuctl
+
+namespace gpuctl {
+namespace {
+
+// A saved plan's numbers are read exactly (issue #37): nlohmann's get<int>() would read
+// 4294967298 and 2.5 as 2, the format this gpuctl reads.
+TEST(SavedPlanNumbers, FormatVersionAndIndexesAreWholeNumbersInRange) {
+  Plan plan;
+  plan.nodes.push_back(NodePlan{"gpu01", NodePlanStatus::planned, "", "fp", {Change{}}});
+  const auto text = plan_to_json(plan);
+  ASSERT_TRUE(plan_from_json(text, "plan.json"));
+  const auto with = [&](const std::string& from, const std::string& to) {
+    auto edited = text;
+    const auto at = edited.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    edited.replace(at, from.size(), to);
+    return plan_from_json(edited, "plan.json");
+  };
+  for (const auto* version : {"4294967298", "2.5", "2.0", "-1", "99999999999999999999", "\"2\""}) {
+    const auto read = with("\"format_version\": 2", std::string("\"format_version\": ") + version);
+    ASSERT_FALSE(read) << version;
+    EXPECT_NE(read.error().message.find("format_version"), std::string::npos) << read.error().message;
+  }
+  EXPECT_FALSE(with("\"step_index\": 0", "\"step_index\": 18446744073709551615"));
+  EXPECT_FALSE(with("\"resource_index\": 0", "\"resource_index\": -3"));
+}
+
+}  // namespace
+}  // namespace gpuctl
