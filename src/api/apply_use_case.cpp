@@ -138,13 +138,13 @@ ApplyResult run_apply(const ApplyRequest& request, const ApplyCallbacks& callbac
 }
 
 bool is_saved_plan_file(const std::string& path) {
-  auto text = util::read_local_file(path);
+  auto text = util::read_local_file(path, "saved plan");
   return text && !text->empty() && (*text)[0] == '{';
 }
 
 ApplyResult run_apply_saved_plan(const ApplySavedPlanRequest& request, const RunEnvironment& env) {
   const auto& path = request.plan_path;
-  auto text = util::read_local_file(path);
+  auto text = util::read_local_file(path, "saved plan");
   if (!text) return refused(Verdict::invalid_input, text.error().to_string());
   auto plan = plan_from_json(*text, path);
   if (!plan) return refused(Verdict::invalid_input, plan.error().to_string());

@@ -67,7 +67,7 @@ bool write_reports(const VerifyCliOptions& options, const std::vector<NodeVerify
 
 // --from-json: render a saved result again; the inventory, when given, only supplies groups.
 int rerender(const VerifyCliOptions& options, const GlobalOptions& globals) {
-  auto text = util::read_local_file(options.from_json);
+  auto text = util::read_local_file(options.from_json, "saved verify result");
   Result<std::vector<NodeVerifyOutcome>> outcomes = std::unexpected(Error{});
   if (text) outcomes = verify_from_json(*text, options.from_json);
   else outcomes = std::unexpected(text.error());

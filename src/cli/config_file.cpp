@@ -78,14 +78,14 @@ ConfigFileChoice choose_config_file(int argc, char** argv) {
 Result<void> check_config_file(const CLI::App& app, const ConfigFileChoice& choice) {
   std::error_code ec;
   if (!choice.named && !std::filesystem::exists(choice.path, ec)) return {};
-  // Links are followed on purpose (configuration management links /etc files); what they
-  // reach must be a regular file of a sane size, read without blocking.
-  const auto real = std::filesystem::canonical(choice.path, ec);
-  if (ec)
-    return fail(ErrorCode::not_found, fmt::format("cannot read configuration file {}: {}", choice.path, ec.message()),
-                {}, "give an existing file with --config or GPUCTL_CONFIG, or unset them");
-  auto text = util::read_regular_file(real.string(), "configuration file", k_max_config_bytes);
-  if (!text) return std::unexpected(text.error());
+  // Links are followed (configuration management links /etc files), to world-readable regular
+  // files only: the local-file rules (util/file_io.hpp).
+  auto text = util::read_local_file(choice.path, "configuration file", k_max_config_bytes);
+  if (!text) {
+    auto error = text.error();
+    if (error.code == ErrorCode::not_found) error.hint = "give an existing file with --config or GPUCTL_CONFIG, or unset them";
+    return std::unexpected(error);
+  }
 
   const CLI::App* command = &app;
   std::string section;

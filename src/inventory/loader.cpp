@@ -3,6 +3,7 @@
 
 #include "resolve.hpp"
 
+#include <gpuctl/util/file_io.hpp>
 #include <gpuctl/util/sha256.hpp>
 
 #include <fmt/format.h>
@@ -67,22 +68,12 @@ LoadResult load_inventory_text(std::string_view text, const std::string& path) {
 }
 
 LoadResult load_inventory(const std::string& path) {
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(status))
-    return failed(path, "cannot read the inventory: no such file");
-  if (!std::filesystem::is_regular_file(status)) return failed(path, "cannot read the inventory: not a regular file");
-  // Refuse oversized files before reading them.
-  const auto size = std::filesystem::file_size(path, ec);
-  if (!ec && size > k_max_inventory_bytes)
-    return failed(path, fmt::format("the file is {} bytes, over the {} byte limit for an inventory", size,
-                                    k_max_inventory_bytes));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return failed(path, "cannot read the inventory: permission denied or I/O error");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return failed(path, "cannot read the inventory: I/O error");
-  return load_inventory_text(buffer.str(), path);
+  // The one set of rules for local files (util/file_io.hpp): a FIFO, a device or a link to a
+  // private file is refused before any line of it could be quoted in a diagnostic.
+  auto text = util::read_local_file(path, "inventory", k_max_inventory_bytes);
+  if (!text) return failed(path, text.error().hint.empty() ? text.error().message
+                                                            : text.error().message + " (" + text.error().hint + ")");
+  return load_inventory_text(*text, path);
 }
 
 }  // namespace gpuctl

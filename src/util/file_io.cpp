@@ -4,6 +4,8 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
+
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <sys/stat.h>
@@ -50,15 +52,6 @@ struct FileDescriptor {
 
 }  // namespace
 
-Result<std::string> read_local_file(const std::string& path, std::string_view what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fail(ErrorCode::not_found, fmt::format("cannot read {} {}: {}", what, path, std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return fail(ErrorCode::io, fmt::format("error reading {} {}", what, path));
-  return text.str();
-}
-
 Result<std::string> read_regular_file(const std::string& path, std::string_view what, std::size_t max_bytes) {
   // lstat first so that opening never happens on a device (opening some has side effects); the
   // fstat after open decides, as the path may change in between.
@@ -92,6 +85,30 @@ Result<std::string> read_regular_file(const std::string& path, std::string_view 
     if (data.size() + static_cast<std::size_t>(n) > max_bytes) return std::unexpected(too_large());
     data.append(buffer, static_cast<std::size_t>(n));
   }
+}
+
+
+Result<std::string> read_local_file(const std::string& path, std::string_view what, std::size_t max_bytes) {
+  struct stat link {};
+  if (::lstat(path.c_str(), &link) != 0)
+    return fail(ErrorCode::not_found, fmt::format("cannot read {} {}: {}", what, path, std::strerror(errno)));
+  if (!S_ISLNK(link.st_mode)) return read_regular_file(path, what, max_bytes);
+  // A link: what it reaches must be a regular file others may read too.
+  struct stat target {};
+  if (::stat(path.c_str(), &target) != 0)
+    return fail(ErrorCode::not_found, fmt::format("cannot read {} {}: {}", what, path, std::strerror(errno)));
+  if (!S_ISREG(target.st_mode))
+    return std::unexpected(refused(path, what, fmt::format("is a symbolic link to {}, not a regular file", file_type_name(target.st_mode)),
+                                   "name a regular file"));
+  if ((target.st_mode & S_IROTH) == 0)
+    return std::unexpected(refused(path, what,
+                                   "is a symbolic link to a file that not every user may read; gpuctl follows links "
+                                   "only to world-readable files, so that a link cannot have an error quote a private file",
+                                   fmt::format("name the file itself (readlink -f {})", path)));
+  std::error_code ec;
+  const auto real = std::filesystem::canonical(path, ec);
+  if (ec) return fail(ErrorCode::not_found, fmt::format("cannot read {} {}: {}", what, path, ec.message()));
+  return read_regular_file(real.string(), what, max_bytes);
 }
 
 }  // namespace gpuctl::util

@@ -101,7 +101,7 @@ TEST(InventoryLoader, DigestChangesWithTheBytes) {
 TEST(InventoryLoader, MissingFileIsAnErrorNotACrash) {
   const auto result = load_inventory("/nonexistent/inventory.yaml");
   ASSERT_FALSE(result.ok());
-  EXPECT_NE(result.diagnostics.at(0).message.find("no such file"), std::string::npos);
+  EXPECT_NE(result.diagnostics.at(0).message.find("No such file"), std::string::npos) << result.diagnostics.at(0).message;
 }
 
 TEST(InventoryLoader, OversizedTextIsRefusedBeforeParsing) {

@@ -1,6 +1,7 @@
 // Local files that gpuctl copies to nodes (`source:`, the repository key_file): read without
 // following links or hanging on FIFOs, bounded in size, and the repository key must be an
 // OpenPGP public key (util/file_io.hpp, util/openpgp.hpp, plan/source_files.hpp).
+#include <gpuctl/inventory/loader.hpp>
 #include <gpuctl/plan/source_files.hpp>
 #include <gpuctl/util/file_io.hpp>
 #include <gpuctl/util/openpgp.hpp>
@@ -265,6 +266,45 @@ TEST(SourceFile, OtherSourceFilesNeedNotBeKeysButAreStillBounded) {
   auto refused = read_source_file(key_resource(big, "/x"), with_key_file(""));
   ASSERT_FALSE(refused);
   EXPECT_TRUE(contains(refused.error().message, "source file")) << refused.error().message;
+}
+
+}  // namespace
+}  // namespace gpuctl
+
+namespace gpuctl {
+namespace {
+
+// gpuctl's own inputs (issue #37): one reader, read_local_file, for the inventory, the
+// configuration, saved plans, playbooks and templates. A FIFO or a device is refused without
+// blocking, a link is followed only to a world-readable file, and the inventory loader (which
+// quotes lines in its diagnostics) never reads a private file through a link.
+TEST(ReadLocalFile, RefusesFifosDevicesAndLinksToPrivateFiles) {
+  const HangGuard guard;
+  testing::TempDir dir;
+  const auto fifo = dir / "plan.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  const auto from_fifo = util::read_local_file(fifo, "saved plan");
+  ASSERT_FALSE(from_fifo);
+  EXPECT_NE(from_fifo.error().message.find("is a FIFO, not a regular file"), std::string::npos) << from_fifo.error().message;
+  const auto zero = util::read_local_file("/dev/zero", "saved plan");
+  ASSERT_FALSE(zero) << "a device is never read";
+  const auto secret = dir.write("shadow", "root:$6$privatehash:19000:0:99999:7:::\n", 0600);
+  const auto link = dir / "cluster.yaml";
+  ASSERT_EQ(::symlink(secret.c_str(), link.c_str()), 0);
+  const auto through_link = util::read_local_file(link, "inventory");
+  ASSERT_FALSE(through_link);
+  EXPECT_NE(through_link.error().message.find("not every user may read"), std::string::npos) << through_link.error().message;
+  const auto loaded = load_inventory(link);
+  ASSERT_FALSE(loaded.ok());
+  for (const auto& d : loaded.diagnostics) EXPECT_EQ(d.to_string().find("privatehash"), std::string::npos) << d.to_string();
+  // A link to a world-readable file is followed (configuration management links /etc files).
+  const auto shared = dir.write("shared.yaml", "cluster: {name: c}\nhosts: {a1: }\n", 0644);
+  const auto shared_link = dir / "linked.yaml";
+  ASSERT_EQ(::symlink(shared.c_str(), shared_link.c_str()), 0);
+  EXPECT_TRUE(load_inventory(shared_link).ok());
+  // And every input has a cap.
+  const auto big = dir.write("big", std::string(2048, 'x'), 0644);
+  EXPECT_FALSE(util::read_local_file(big, "template", 1024));
 }
 
 }  // namespace
