@@ -124,13 +124,42 @@ Result<void> swap_into_place(const fs::path& staged, const fs::path& target, con
   return {};
 }
 
+// The node trees an earlier render wrote into the directory: the only ones it may replace.
+constexpr std::string_view k_manifest = ".rendered-by-gpuctl";
+
+std::vector<std::string> written_before(const fs::path& root) {
+  std::vector<std::string> names;
+  std::ifstream in(root / k_manifest);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) names.push_back(line);
+  return names;
+}
+
+Result<void> refuse(const fs::path& path, std::string problem, std::string fix) {
+  return fail(ErrorCode::validation, fmt::format("render output {} {}", path.string(), problem), {}, std::move(fix));
+}
+
 }  // namespace
 
 Result<void> write_node_trees(const std::string& out_dir, const std::vector<NodeFiles>& rendered) {
   std::error_code ec;
   const fs::path root(out_dir);
+  // Never through a link: a link's target is somebody else's directory to delete trees in.
+  if (fs::is_symlink(fs::symlink_status(root, ec)))
+    return refuse(root, "is a symbolic link", fmt::format("give the directory itself (readlink -f {})", out_dir));
   fs::create_directories(root, ec);
   if (ec) return io_error("cannot create output directory", root, ec);
+  // Only a node tree this command wrote before is replaced; anything else of that name is kept.
+  const auto ours = written_before(root);
+  for (const auto& node : rendered) {
+    const auto status = fs::symlink_status(root / node.node, ec);
+    if (!fs::exists(status)) continue;
+    if (fs::is_symlink(status))
+      return refuse(root / node.node, "is a symbolic link", "remove it, or choose another -o directory");
+    if (std::ranges::find(ours, node.node) == ours.end())
+      return refuse(root / node.node, "exists and was not written by gpuctl render",
+                    "remove it, or choose another -o directory: render replaces only the trees it wrote");
+  }
   const fs::path staging = root / fmt::format(".gpuctl-render-{}", ::getpid());
   fs::remove_all(staging, ec);
 
@@ -156,6 +185,13 @@ Result<void> write_node_trees(const std::string& out_dir, const std::vector<Node
     }
   }
   fs::remove_all(staging, ec);
+  // Record the trees now here that render wrote, earlier ones included.
+  auto names = ours;
+  for (const auto& node : rendered)
+    if (std::ranges::find(names, node.node) == names.end()) names.push_back(node.node);
+  std::ofstream manifest(root / k_manifest, std::ios::trunc);
+  for (const auto& name : names) manifest << name << '\n';
+  if (!manifest) return fail(ErrorCode::io, fmt::format("cannot write {}", (root / k_manifest).string()));
   return {};
 }
 

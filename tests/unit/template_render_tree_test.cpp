@@ -133,3 +133,32 @@ TEST(RenderJson, PerNodeFilesWithModeOwnerAndNoSecretContent) {
 }
 
 }  // namespace
+
+// render -o writes only where it may (issue #37): never through a symbolic link, and it
+// replaces only the node trees it wrote itself; someone else's files stay.
+TEST_F(RenderTree, NeverWritesThroughALinkAndReplacesOnlyItsOwnTrees) {
+  const std::vector<NodeFiles> rendered{{"gpu01", {file("/etc/nccl.conf", "A=1\n")}}};
+  const auto victim = m_dir / "victim";
+  fs::create_directories(victim / "gpu01");
+  std::ofstream(victim / "gpu01" / "keep") << "data\n";
+  fs::create_directory_symlink(victim, m_dir / "out-link");
+  const auto through = write_node_trees((m_dir / "out-link").string(), rendered);
+  ASSERT_FALSE(through);
+  EXPECT_NE(through.error().message.find("is a symbolic link"), std::string::npos) << through.error().message;
+  EXPECT_TRUE(fs::exists(victim / "gpu01" / "keep"));
+  // A directory of that name that render did not write is kept, and the render refused.
+  const auto beside = write_node_trees(victim.string(), rendered);
+  ASSERT_FALSE(beside);
+  EXPECT_NE(beside.error().message.find("was not written by gpuctl render"), std::string::npos) << beside.error().message;
+  EXPECT_EQ(read(victim / "gpu01" / "keep"), "data\n");
+  // Its own earlier tree it replaces.
+  const auto out = m_dir / "out";
+  ASSERT_TRUE(write_node_trees(out.string(), rendered));
+  ASSERT_TRUE(write_node_trees(out.string(), {{"gpu01", {file("/etc/nccl.conf", "A=2\n")}}}));
+  EXPECT_EQ(read(out / "gpu01" / "etc" / "nccl.conf"), "A=2\n");
+  // A node tree swapped for a link since is refused, the link's target untouched.
+  fs::remove_all(out / "gpu01");
+  fs::create_directory_symlink(victim / "gpu01", out / "gpu01");
+  EXPECT_FALSE(write_node_trees(out.string(), rendered));
+  EXPECT_EQ(read(victim / "gpu01" / "keep"), "data\n");
+}
