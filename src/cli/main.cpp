@@ -48,6 +48,9 @@ std::string unknown_command(const CLI::App& app, int argc, char** argv) {
 // GPUCTL_PARSE_ONLY=1: parse the command line as usual and run nothing. The test of the
 // documentation (tests/e2e/docs_commands.sh) runs every `gpuctl ...` line of README.md and
 // docs/ this way, so that a renamed or removed flag fails the build instead of the reader.
+// It exits k_exit_parsed_only, never 0: an environment variable must not turn a CI gate
+// (`plan --detailed-exitcode`) green without a plan.
+constexpr int k_exit_parsed_only = 96;
 bool parse_only() {
   const char* value = std::getenv("GPUCTL_PARSE_ONLY");
   return value != nullptr && std::string_view(value) == "1";
@@ -149,7 +152,10 @@ int main(int argc, char** argv) {
                          detailed_exitcode_requested(argc, argv) ? ExitRule::detailed : ExitRule::standard);
   }
   app.parse_complete_callback([&] {
-    if (only_parse) throw CLI::Success();
+    if (only_parse) {
+      std::fprintf(stderr, "gpuctl: GPUCTL_PARSE_ONLY=1: the command line parsed; nothing ran (exit %d)\n", k_exit_parsed_only);
+      std::exit(k_exit_parsed_only);
+    }
     export_directory(state_dir, "GPUCTL_STATE_DIR", value_on_command_line(argc, argv, "--state-dir").has_value());
     export_directory(secrets_dir, "GPUCTL_SECRETS_DIR", value_on_command_line(argc, argv, "--secrets-dir").has_value());
   });

@@ -2,10 +2,10 @@
 // checked against the context first (template_check.cpp: missing names become errors with a
 // line), then rendered by kainjow with HTML escaping turned off: these are config files.
 #include "template_check.hpp"
-#include <gpuctl_build_paths.hpp>
 
 #include <gpuctl/template/context.hpp>
 #include <gpuctl/template/renderer.hpp>
+#include <gpuctl/util/data_dir.hpp>
 #include <gpuctl/util/file_io.hpp>
 
 #include <kainjow/mustache.hpp>
@@ -159,17 +159,8 @@ Result<std::string> render_template_file(const std::string& templates_dir, const
 }
 
 std::string default_templates_dir() {
-  namespace fs = std::filesystem;
-  if (const char* env = std::getenv("GPUCTL_TEMPLATES_DIR"); env != nullptr && *env != '\0') return env;
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const fs::path installed = exe.parent_path().parent_path() / "share" / "gpuctl" / "templates";
-    if (fs::is_directory(installed, ec)) return installed.string();
-  }
-  const fs::path data_dir = fs::path(GPUCTL_DATA_DIR) / "templates";
-  if (fs::is_directory(data_dir, ec)) return data_dir.string();
-  return (fs::path(GPUCTL_SOURCE_DIR) / "templates").string();
+  // One rule for every shipped data directory (util/data_dir.hpp), the trust check included.
+  return util::data_dir("templates", "GPUCTL_TEMPLATES_DIR");
 }
 
 }  // namespace gpuctl

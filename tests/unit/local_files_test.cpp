@@ -3,6 +3,7 @@
 // OpenPGP public key (util/file_io.hpp, util/openpgp.hpp, plan/source_files.hpp).
 #include <gpuctl/inventory/loader.hpp>
 #include <gpuctl/plan/source_files.hpp>
+#include <gpuctl/util/data_dir.hpp>
 #include <gpuctl/util/file_io.hpp>
 #include <gpuctl/util/openpgp.hpp>
 
@@ -305,6 +306,31 @@ TEST(ReadLocalFile, RefusesFifosDevicesAndLinksToPrivateFiles) {
   // And every input has a cap.
   const auto big = dir.write("big", std::string(2048, 'x'), 0644);
   EXPECT_FALSE(util::read_local_file(big, "template", 1024));
+}
+
+}  // namespace
+}  // namespace gpuctl
+
+namespace gpuctl {
+namespace {
+
+// The shipped playbooks beside the binary (<prefix>/share/gpuctl) are taken only from a tree
+// nobody else may write (issue #37): a copy of gpuctl in someone else's tree must not run
+// their playbooks.
+TEST(DataDir, BesideTheBinaryOnlyWhereNoOneElseMayWrite) {
+  testing::TempDir dir;
+  const auto prefix = dir / "prefix";
+  const auto playbooks = prefix + "/share/gpuctl/playbooks";
+  std::filesystem::create_directories(playbooks);
+  for (const auto& path : {prefix, prefix + "/share", prefix + "/share/gpuctl", playbooks}) ::chmod(path.c_str(), 0755);
+  EXPECT_TRUE(util::trusted_tree(playbooks, prefix));
+  ::chmod((prefix + "/share").c_str(), 0777);
+  EXPECT_FALSE(util::trusted_tree(playbooks, prefix)) << "a world-writable directory on the way";
+  ::chmod((prefix + "/share").c_str(), 0755);
+  EXPECT_FALSE(util::trusted_tree(prefix, playbooks)) << "top not above dir";
+  if (::geteuid() != 0) GTEST_SKIP() << "giving a directory to another user needs root";
+  ASSERT_EQ(::chown(playbooks.c_str(), 65534, 65534), 0);
+  EXPECT_FALSE(util::trusted_tree(playbooks, prefix)) << "another user's directory";
 }
 
 }  // namespace
