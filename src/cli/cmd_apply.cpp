@@ -112,6 +112,7 @@ void register_apply_command(CLI::App& app, GlobalOptions& globals, int& exit_cod
                   "With a saved plan: the plan digest its review showed (the last line of `gpuctl plan`, 12 or more hex "
                   "digits). apply refuses unless the plan made now has it, which binds the review to what runs even "
                   "where the plan file could be edited. Example: gpuctl apply plan.json --plan-digest 3f9a0c1d2e4b")
+      ->configurable(false)  // one plan's digest, never a site default
       ->check([](const std::string& text) -> std::string {
         const bool hex = std::ranges::all_of(text, [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
         return hex && text.size() >= 12 && text.size() <= 64 ? "" : "12 to 64 lower-case hex digits";

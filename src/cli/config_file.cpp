@@ -69,6 +69,42 @@ std::optional<std::string> value_on_command_line(int argc, char** argv, std::str
   return std::nullopt;
 }
 
+namespace {
+
+// The options whose values are local paths.
+constexpr std::string_view k_path_options[] = {"playbook", "templates", "html", "junit", "prom", "out", "from-json", "state"};
+
+class AnchoredConfig : public CLI::ConfigTOML {
+ public:
+  explicit AnchoredConfig(std::string dir) : m_dir(std::move(dir)) {}
+  std::vector<CLI::ConfigItem> from_config(std::istream& input) const override {
+    auto items = CLI::ConfigTOML::from_config(input);
+    for (auto& item : items)
+      for (auto& value : item.inputs) value = anchored_config_value(item.name, value, m_dir);
+    return items;
+  }
+
+ private:
+  std::string m_dir;
+};
+
+}  // namespace
+
+std::string anchored_config_value(std::string_view name, const std::string& value, const std::string& config_dir) {
+  if (std::ranges::find(k_path_options, name) == std::end(k_path_options)) return value;
+  if (value.empty() || value.starts_with('/')) return value;
+  const bool playbook_name = name == "playbook" && value.find('/') == std::string::npos && !value.ends_with(".yaml") &&
+                             !value.ends_with(".yml");
+  if (playbook_name) return value;
+  return (std::filesystem::path(config_dir) / value).lexically_normal().string();
+}
+
+std::shared_ptr<CLI::Config> config_reader(const ConfigFileChoice& choice) {
+  std::error_code ec;
+  const auto file = std::filesystem::absolute(choice.path, ec);
+  return std::make_shared<AnchoredConfig>(ec ? std::string("/") : file.parent_path().string());
+}
+
 ConfigFileChoice choose_config_file(int argc, char** argv) {
   if (auto given = value_on_command_line(argc, argv, "--config")) return {std::move(*given), true};
   if (const char* env = std::getenv("GPUCTL_CONFIG"); env && *env) return {env, true};

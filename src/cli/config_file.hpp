@@ -29,6 +29,15 @@ std::optional<std::string> value_on_command_line(int argc, char** argv, std::str
 // --config FILE (or --config=FILE) from argv, else $GPUCTL_CONFIG, else /etc/gpuctl/gpuctl.conf.
 ConfigFileChoice choose_config_file(int argc, char** argv);
 
+// CLI11's reader of the file, with each relative path an option takes (--playbook given as a
+// path, --templates, the report and output files) made relative to the file's own directory,
+// never to the directory gpuctl happens to run in. A bare playbook name ("gpu-node") stays a
+// shipped playbook's name.
+std::shared_ptr<CLI::Config> config_reader(const ConfigFileChoice& choice);
+
+// `value` of option `name` as the file at `config_dir` means it (pure).
+std::string anchored_config_value(std::string_view name, const std::string& value, const std::string& config_dir);
+
 // Checks `choice` against the options of `app` and its subcommands before CLI11 reads it:
 // a regular file (links followed) of at most 64 KiB; every line blank, a comment (#, ;), a
 // `[command]` or `[command.subcommand]` section naming a command, or `name = value` naming an

@@ -125,6 +125,7 @@ int main(int argc, char** argv) {
       ->check(absolute_path)
       ->type_name("DIR");
   const auto config = choose_config_file(argc, argv);
+  app.config_formatter(config_reader(config));
   app.set_config("--config", config.path,
                  fmt::format("Defaults for options, one 'name = value' a line, [command] sections "
                              "(docs/configuration.md); default: $GPUCTL_CONFIG, else {}, if present",

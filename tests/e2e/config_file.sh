@@ -21,6 +21,16 @@ expanded=$("$GPUCTL" --config "$work/expand.conf" render "$example" --limit 'gpu
 via_env=$(GPUCTL_CONFIG="$work/expand.conf" "$GPUCTL" render "$example" --limit 'gpu0[1-4]' | wc -l)
 [[ $via_env == "$expanded" ]] || fail "GPUCTL_CONFIG was not read ($via_env lines)"
 
+# A relative path in the file is the file's, not the working directory's (issue #37): the
+# playbook next to the file is used, not one of that name where gpuctl is started.
+mkdir -p "$work/site" "$work/elsewhere"
+printf 'name: site\nsteps:\n  - name: s\n    resources:\n      - file: /etc/from-the-site\n        template: nccl.conf.mustache\n' >"$work/site/extra.yaml"
+printf 'name: trap\nsteps:\n  - name: s\n    resources:\n      - file: /etc/from-the-cwd\n        template: nccl.conf.mustache\n' >"$work/elsewhere/extra.yaml"
+printf '[render]\nplaybook = extra.yaml\n' >"$work/site/gpuctl.conf"
+out=$(cd "$work/elsewhere" && "$GPUCTL" --config "$work/site/gpuctl.conf" render "$example" --node gpu01 2>&1)
+[[ $out == *"/etc/from-the-site"* && $out != *"/etc/from-the-cwd"* ]] ||
+  fail "a relative playbook in gpuctl.conf was not taken from the file's directory:\n$out"
+
 # --state-dir: command line, then the environment, then the file.
 printf 'state-dir = %s\n' "$work/from-file" >"$work/state.conf"
 "$GPUCTL" --config "$work/state.conf" history >/dev/null || fail "history with state-dir from the file"
