@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+
 #include <csignal>
 #include <cstdio>
 #include <fstream>
@@ -201,6 +203,18 @@ Result<void> record_host_key(ssh_session session, const std::string& node, Previ
         !forgotten)
       return forgotten;
   }
+  // libssh creates the file's missing directories: an inventory's known_hosts path must not
+  // make gpuctl create directories anywhere. Only the SSH directory itself (~/.ssh) is created,
+  // as OpenSSH does; any other file's directory must exist already.
+  const std::filesystem::path file = get_option(session, SSH_OPTIONS_KNOWNHOSTS);
+  std::error_code ec;
+  const auto dir = file.parent_path();
+  if (!std::filesystem::is_directory(dir, ec) && dir != std::filesystem::path(home_directory()) / ".ssh")
+    return std::unexpected(ssh_error(node, ErrorCode::io,
+                                     fmt::format("cannot record host key: the directory of known_hosts {} does not "
+                                                 "exist, and gpuctl creates none for it; create it, or name a "
+                                                 "known_hosts file in an existing directory",
+                                                 file.string())));
   if (ssh_session_update_known_hosts(session) != SSH_OK)
     return std::unexpected(ssh_error(node, ErrorCode::io,
                                      std::string("cannot record host key: ") + ssh_get_error(session)));

@@ -47,6 +47,14 @@ expect_contains "$out" "k01: ok" accept-new
 grep -qF "[127.0.0.2]:$SSHD_PORT ssh-ed25519 $(cut -d' ' -f2 "$SANDBOX/host_key.pub")" "$KH" || die "key not recorded:\n$(cat "$KH")"
 [[ $(grep -c "127.0.0" "$KH") -eq 2 ]] || die "expected one line per node:\n$(cat "$KH")"
 
+echo "== accept-new never creates the directories of a known_hosts path (issue #37)"
+write_inventory "$INV.far" accept-new k01=127.0.0.2
+sed -i "s|known_hosts: .*|known_hosts: $SANDBOX/not/there/known_hosts|" "$INV.far"
+run exec "$INV.far" -- echo ok
+[[ $rc -ne 0 ]] || die "a known_hosts in a missing directory must not be recorded into"
+expect_contains "$err$out" "gpuctl creates none for it" "the refusal names why"
+[[ ! -e $SANDBOX/not ]] || die "gpuctl created $SANDBOX/not"
+
 echo "== the recorded keys now satisfy strict mode"
 write_inventory "$INV" strict k01=127.0.0.2 k02=127.0.0.3
 run exec "$INV" -- echo ok
