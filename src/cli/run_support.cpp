@@ -2,6 +2,8 @@
 
 #include "interrupt.hpp"
 #include "log_stderr.hpp"
+
+#include <gpuctl/util/strings.hpp>
 #include "progress.hpp"
 
 #include <fmt/format.h>
@@ -87,7 +89,7 @@ RunEnvironment make_run_environment(const TargetOptions& target, const GlobalOpt
 }
 
 void print_failure(const std::string& message) {
-  if (!message.empty()) stderr_logger().error("gpuctl: {}", message);
+  if (!message.empty()) stderr_logger().error("gpuctl: {}", util::terminal_safe(message));
 }
 
 }  // namespace gpuctl::cli

@@ -64,13 +64,14 @@ std::string render_block(std::string_view who, std::size_t members, NodePlanStat
   std::string out;
   if (status != NodePlanStatus::planned) {
     return fmt::format("  {}  {}{}: {}\n", palette.paint(who, "1"),
-                       palette.paint(status == NodePlanStatus::unreachable ? "unreachable" : "failed", "31"), many, error);
+                       palette.paint(status == NodePlanStatus::unreachable ? "unreachable" : "failed", "31"), many,
+                       util::terminal_safe(error));
   }
   if (changes.empty()) out += fmt::format("  {}  no changes{}\n", palette.paint(who, "1"), many);
   else
     out += fmt::format("  {}  {}({})\n", palette.paint(who, "1"), members > 1 ? fmt::format("{} nodes ", members) : "",
                        change_counts(changes));
-  for (const auto& note : notes) out += fmt::format("    {} {}\n", palette.paint("note:", "33"), note);
+  for (const auto& note : notes) out += fmt::format("    {} {}\n", palette.paint("note:", "33"), util::terminal_safe(note));
   if (changes.empty()) return out;
   if (placeholders)
     out += fmt::format("    {}\n", palette.paint(fmt::format("{} and {} below stand for each node's own name and address",
@@ -81,8 +82,10 @@ std::string render_block(std::string_view who, std::size_t members, NodePlanStat
       current_step = change.step;
       out += fmt::format("    [{}]\n", current_step);
     }
-    out += fmt::format("      {} {}\n", palette.action(change.action, action_symbol(change.action)), change.summary);
-    if (!change.reason.empty()) out += fmt::format("          {}\n", palette.paint(change.reason, "2"));
+    // What a node printed (an error, a file's lines) may hold escape sequences: shown, never obeyed.
+    out += fmt::format("      {} {}\n", palette.action(change.action, action_symbol(change.action)),
+                       util::terminal_safe(change.summary));
+    if (!change.reason.empty()) out += fmt::format("          {}\n", palette.paint(util::terminal_safe(change.reason), "2"));
     if (options.show_diffs && !change.diff.empty()) {
       const auto diff = util::split_lines(change.diff);
       if (shown && diff.size() > 5) {
@@ -93,7 +96,7 @@ std::string render_block(std::string_view who, std::size_t members, NodePlanStat
         shown->emplace(change.diff, std::string(who));
       }
       const auto limit = options.expand || options.diff_lines == 0 ? diff.size() : std::min(diff.size(), options.diff_lines);
-      for (std::size_t i = 0; i < limit; ++i) out += "          " + palette.diff_line(diff[i]) + "\n";
+      for (std::size_t i = 0; i < limit; ++i) out += "          " + palette.diff_line(util::terminal_safe(diff[i])) + "\n";
       if (limit < diff.size())
         out += fmt::format("          {}\n", palette.paint(fmt::format("... {} more lines of this diff not shown: --expand "
                                                                         "or --json show them all", diff.size() - limit), "2"));

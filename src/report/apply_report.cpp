@@ -69,7 +69,7 @@ std::string render_apply_recap(const std::vector<NodeApplyOutcome>& outcomes) {
   const auto c = count_outcomes(plain);
   out += fmt::format("\n{} nodes: {} ok, {} changed, {} failed, {} unreachable, {} skipped\n", outcomes.size(), c.ok,
                      c.changed, c.failed, c.unreachable, c.skipped);
-  return out;
+  return util::terminal_safe(out);  // the reasons are what nodes printed
 }
 
 std::string apply_to_json(const std::vector<NodeApplyOutcome>& outcomes) {

@@ -1,5 +1,6 @@
 #include <gpuctl/plan/fold.hpp>
 #include <gpuctl/report/reports.hpp>
+#include <gpuctl/util/strings.hpp>
 #include <gpuctl/verify/nccl_nodes.hpp>
 
 #include <algorithm>
@@ -197,7 +198,8 @@ std::string render_folded(const std::vector<NodeVerifyOutcome>& outcomes) {
 
 std::string render_verify_table(const std::vector<NodeVerifyOutcome>& outcomes, const VerifyTextOptions& options) {
   std::string out = options.expand ? render_per_node(outcomes) : render_folded(outcomes);
-  return out + nccl_sets_lines(outcomes) + skipped_line(outcomes) + verdict_line(outcomes);
+  // Uncoloured text: what nodes printed is made terminal-safe in one place.
+  return util::terminal_safe(out + nccl_sets_lines(outcomes) + skipped_line(outcomes) + verdict_line(outcomes));
 }
 
 std::string verify_to_json(const std::vector<NodeVerifyOutcome>& outcomes) {

@@ -1,6 +1,7 @@
 #include <gpuctl/util/strings.hpp>
 
 #include <algorithm>
+#include <fmt/format.h>
 #include <cctype>
 
 namespace gpuctl::util {
@@ -138,6 +139,17 @@ std::string replace_whole_words(std::string_view text, std::string_view word, st
     } else {
       at += 1;
     }
+  }
+  return out;
+}
+
+std::string terminal_safe(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if ((byte < 0x20 && c != '\n' && c != '\t') || byte == 0x7f) out += fmt::format("\\x{:02x}", byte);
+    else out += c;
   }
   return out;
 }

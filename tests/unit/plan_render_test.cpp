@@ -280,3 +280,27 @@ TEST(PlanViews, SecretsNeverAppearInTextOrJson) {
 
 }  // namespace
 }  // namespace gpuctl
+
+namespace gpuctl {
+namespace {
+
+// A node's error or a file's lines with escape sequences are printed escaped (issue #37): the
+// plan a reviewer reads cannot be rewritten by what a node printed.
+TEST(PlanText, EscapesWhatNodesPrinted) {
+  Plan plan;
+  plan.nodes.push_back(NodePlan{"gpu01", NodePlanStatus::failed, "apt: \x1b[2K\x1b[1Aall good\r", "", {}});
+  Change change;
+  change.action = Action::update;
+  change.step = "s";
+  change.summary = "update /etc/x";
+  change.diff = "--- a\n+++ b\n@@ -1 +1 @@\n-x\n+\x1b]0;title\x07y\n";
+  plan.nodes.push_back(NodePlan{"gpu02", NodePlanStatus::planned, "", "", {change}});
+  const auto text = render_plan_text(plan, {ColorMode::never, true, true});
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  EXPECT_EQ(text.find('\r'), std::string::npos) << text;
+  EXPECT_NE(text.find("apt: \\x1b[2K\\x1b[1Aall good\\x0d"), std::string::npos) << text;
+  EXPECT_NE(text.find("+\\x1b]0;title\\x07y"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace gpuctl

@@ -34,3 +34,10 @@ TEST(SplitWords, SplitsOnRunsOfWhitespace) {
 }
 
 TEST(TailLines, KeepsLastLines) { EXPECT_EQ(tail_lines("1\n2\n3\n", 2), "2\n3"); }
+
+// What a node prints reaches the terminal shown, never obeyed (issue #37).
+TEST(TerminalSafe, EscapesEveryControlCharacterButLineFeedAndTab) {
+  EXPECT_EQ(gpuctl::util::terminal_safe("ok\tyes\n"), "ok\tyes\n");
+  EXPECT_EQ(gpuctl::util::terminal_safe("\x1b[2J\x1b]0;owned\x07\r\b\x7f"), "\\x1b[2J\\x1b]0;owned\\x07\\x0d\\x08\\x7f");
+  EXPECT_EQ(gpuctl::util::terminal_safe("caf\xc3\xa9"), "caf\xc3\xa9") << "UTF-8 stays";
+}

@@ -42,4 +42,9 @@ std::string replace_whole_words(std::string_view text, std::string_view word, st
 // Last `max_lines` lines of `text`, for error reports that quote command output.
 std::string tail_lines(std::string_view text, std::size_t max_lines);
 
+// `text` safe to print on a terminal: every control character but line feed and tab (escape
+// sequences, carriage returns, backspaces, DEL) as \xNN, so that what a node printed cannot
+// move the cursor, recolour, retitle or hide lines of gpuctl's output.
+std::string terminal_safe(std::string_view text);
+
 }  // namespace gpuctl::util
