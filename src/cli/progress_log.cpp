@@ -29,7 +29,8 @@ std::string progress_line(const std::string& node, const std::string& text) {
   localtime_r(&now, &tm);
   char stamp[16];
   std::strftime(stamp, sizeof stamp, "%H:%M:%S", &tm);
-  return fmt::format("{} {}: {}", stamp, node, text);
+  // A node's reason or message, shown and never obeyed: escapes become \xNN.
+  return fmt::format("{} {}: {}", stamp, node, util::terminal_safe(text));
 }
 
 namespace {
