@@ -36,6 +36,11 @@ std::string conflicting_option(const RunTarget& given, const Plan& plan) {
   return {};
 }
 
+// A playbook given by path rather than by a shipped playbook's name ("gpu-node").
+bool is_playbook_path(const std::string& name) {
+  return name.find('/') != std::string::npos || name.ends_with(".yaml") || name.ends_with(".yml");
+}
+
 // The run both entry points share; `saved` is the saved plan, with its path.
 ApplyResult apply_target(const RunTarget& target, const ApplySettings& settings, const Plan* saved,
                          const std::string& saved_path, const ApplyCallbacks& callbacks, const RunEnvironment& env) {
@@ -151,6 +156,16 @@ ApplyResult run_apply_saved_plan(const ApplySavedPlanRequest& request, const Run
   if (const auto conflict = conflicting_option(request.given, *plan); !conflict.empty())
     return refused(Verdict::invalid_input,
                    fmt::format("{}: {}; a saved plan is applied with the options it was made with", path, conflict));
+  // The plan file is anyone's to edit: a playbook it names by path (not one of the shipped
+  // names) is taken only when the one applying names it too, so an edited file cannot swap a
+  // shipped playbook for a copy of its own.
+  if (request.given.playbooks.empty())
+    for (const auto& playbook : plan->playbooks)
+      if (is_playbook_path(playbook.name))
+        return refused(Verdict::invalid_input,
+                       fmt::format("{} names playbook {} by path; apply takes a playbook path only from its own command "
+                                   "line: gpuctl apply {} -p {} (each playbook of the plan, in its order)",
+                                   path, playbook.name, path, playbook.name));
   // The run is set up from what the plan names, resolved the usual way.
   RunTarget target = request.given;
   target.inventory = plan->inventory_path;

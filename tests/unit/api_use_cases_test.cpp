@@ -266,8 +266,10 @@ class SavedPlans : public UseCases {
     EXPECT_EQ(planned.verdict, Verdict::changes_pending) << planned.error;
     return m_dir.write("plan.json", plan_to_json(planned.plan));
   }
+  // The test's playbook is a path: apply takes it only from its own command line.
   ApplyResult apply_saved(const std::string& path, RunTarget given = {}) {
     given.command = "apply";
+    if (given.playbooks.empty()) given.playbooks = {m_playbook};
     return run_apply_saved_plan({path, given, fast()}, env());
   }
 };
@@ -308,6 +310,20 @@ TEST_F(SavedPlans, APlaybookEditedAfterTheReviewIsRefusedBeforeAnyNodeIsContacte
     EXPECT_TRUE(node(name).commands.empty()) << name << " ran " << ::testing::PrintToString(node(name).commands);
 }
 
+// The plan file is anyone's to edit: a playbook it names by path is taken only from the
+// command line of the one applying, so an edited file cannot swap in a copy of its own.
+TEST_F(SavedPlans, APlaybookPathIsTakenOnlyFromApplysOwnCommandLine) {
+  const auto path = save_plan();
+  const auto refused = run_apply_saved_plan({path, {.command = "apply"}, fast()}, env());
+  EXPECT_EQ(refused.verdict, Verdict::invalid_input);
+  EXPECT_NE(refused.error.find("names playbook " + m_playbook + " by path; apply takes a playbook path only from its own "
+                               "command line"),
+            std::string::npos)
+      << refused.error;
+  EXPECT_FALSE(node("gpu01").files.contains(k_conf)) << "nothing applied";
+  EXPECT_EQ(apply_saved(path).verdict, Verdict::ok);
+}
+
 TEST_F(SavedPlans, ThePlanDigestOfTheReviewBindsWhatRunsWhateverThePlanFileSays) {
   const auto planned = run_plan({target()}, env());
   ASSERT_EQ(planned.verdict, Verdict::changes_pending) << planned.error;
@@ -322,7 +338,7 @@ TEST_F(SavedPlans, ThePlanDigestOfTheReviewBindsWhatRunsWhateverThePlanFileSays)
   const auto edited = run_plan({target()}, env());
   ASSERT_NE(plan_digest(edited.plan), reviewed);
   const auto edited_path = m_dir.write("plan.json", plan_to_json(edited.plan));
-  const auto refused = run_apply_saved_plan({edited_path, {.command = "apply"}, settings}, env());
+  const auto refused = run_apply_saved_plan({edited_path, {.playbooks = {m_playbook}, .command = "apply"}, settings}, env());
   EXPECT_EQ(refused.verdict, Verdict::error);
   EXPECT_NE(refused.error.find("its plan digest is " + plan_digest(edited.plan) + ", not the reviewed " + settings.plan_digest),
             std::string::npos)
@@ -330,7 +346,7 @@ TEST_F(SavedPlans, ThePlanDigestOfTheReviewBindsWhatRunsWhateverThePlanFileSays)
   EXPECT_EQ(refused.stage, ApplyStage::planned) << "nothing applied";
   // The digest of the plan as it is applies it.
   settings.plan_digest = plan_digest(edited.plan).substr(0, 12);
-  const auto applied = run_apply_saved_plan({edited_path, {.command = "apply"}, settings}, env());
+  const auto applied = run_apply_saved_plan({edited_path, {.playbooks = {m_playbook}, .command = "apply"}, settings}, env());
   EXPECT_EQ(applied.verdict, Verdict::ok) << applied.error;
 }
 
@@ -360,7 +376,7 @@ TEST_F(SavedPlans, AMissingSecretIsPlannedAsNewAndGeneratedOnlyByApply) {
   EXPECT_FALSE(std::filesystem::exists(key)) << "verify minted a secret";
 
   const auto path = m_dir.write("plan.json", plan_to_json(planned.plan));
-  const auto applied = run_apply_saved_plan({path, {.command = "apply"}, fast()}, e);
+  const auto applied = run_apply_saved_plan({path, {.playbooks = {m_playbook}, .command = "apply"}, fast()}, e);
   ASSERT_EQ(applied.verdict, Verdict::ok) << applied.error;
   ASSERT_TRUE(std::filesystem::exists(key)) << "apply did not generate the secret";
   const auto secret = testing::read_binary(key);
