@@ -6,6 +6,7 @@
 #include "run_support.hpp"
 
 #include <gpuctl/api/report_use_case.hpp>
+#include <gpuctl/api/saved_plan.hpp>
 #include <gpuctl/report/plan_view.hpp>
 
 #include <fmt/format.h>
@@ -37,8 +38,12 @@ int show_saved_plan(const ShowCliOptions& options, const GlobalOptions& globals)
     return exit_code_for(plan.error().verdict);
   }
   if (options.json) fmt::print("{}\n", plan_to_json(*plan));
-  else fmt::print("{}", render_plan_text(*plan, {use_color(globals, STDOUT_FILENO) ? ColorMode::always : ColorMode::never,
-                                                 !options.no_diff, options.expand}));
+  else {
+    fmt::print("{}", render_plan_text(*plan, {use_color(globals, STDOUT_FILENO) ? ColorMode::always : ColorMode::never,
+                                              !options.no_diff, options.expand}));
+    // As `plan` printed it: the digest a reviewer of the saved file hands to apply --plan-digest.
+    fmt::print("Plan digest: {}\n", plan_digest(*plan));
+  }
   return k_exit_ok;
 }
 

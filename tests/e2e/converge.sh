@@ -118,15 +118,19 @@ expect_rc 0 g verify "$INVENTORY" --limit node02
 echo "--- a saved plan is refused once the node changed"
 "$SANDBOX_CMD" ssh node03 "echo '# local edit' >> /etc/nccl.conf"
 expect_rc 2 g plan "$INVENTORY" --detailed-exitcode -o "$WORK/plan.json"
+reviewed=$(grep -oE '^Plan digest: [0-9a-f]{64}$' <<<"$OUTPUT") || die "plan printed no plan digest:\n$OUTPUT"
 "$SANDBOX_CMD" ssh node03 "echo '# another edit' >> /etc/nccl.conf"
 echo "--- gpuctl show prints the saved plan as plan printed it (terraform show)"
 expect_rc 0 "$GPUCTL" show "$WORK/plan.json"
+expect_output "^$reviewed\$" "show prints the digest plan printed"
 expect_output 'node03  \(' "the saved plan's node with changes"
 expect_output '~ update /etc/nccl.conf' "its change"
 expect_rc 0 "$GPUCTL" show "$WORK/plan.json" --json
 expect_output '"format_version": 2'
 expect_rc 1 g apply "$WORK/plan.json"
 expect_output 'refusing the saved plan .*node node03: the changes differ: ~ update /etc/nccl.conf'
+expect_rc 1 g apply "$WORK/plan.json" --plan-digest "${reviewed#Plan digest: }"
+expect_output 'refusing the saved plan .*node node03: the changes differ' "the node's change is named before the digest"
 expect_rc 0 g apply "$INVENTORY" --yes --limit node03
 
 echo "--- ECC errors fail verify, naming the GPU and the count"

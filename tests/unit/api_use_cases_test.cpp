@@ -329,6 +329,10 @@ TEST_F(SavedPlans, ThePlanDigestOfTheReviewBindsWhatRunsWhateverThePlanFileSays)
   ASSERT_EQ(planned.verdict, Verdict::changes_pending) << planned.error;
   const auto reviewed = plan_digest(planned.plan);
   ASSERT_EQ(reviewed.size(), 64u);
+  // `gpuctl show plan.json` prints the same digest as `plan` did: the file reads back exactly.
+  const auto reread = plan_from_json(plan_to_json(planned.plan), "plan.json");
+  ASSERT_TRUE(reread) << reread.error().message;
+  EXPECT_EQ(plan_digest(*reread), reviewed);
   auto settings = fast();
   settings.plan_digest = reviewed.substr(0, 16);
   // The playbook is edited and the plan file with it, so that the two agree.
