@@ -91,11 +91,47 @@ void Session::gather_slurm_hardware() {
     end_node_task(node);
     return {};
   }, options);
+  // A node that cannot be read (down for repair) keeps the values the deployed slurm.conf gives
+  // it, read once on a node that answered: one node down changes slurm.conf nowhere.
+  std::optional<std::pair<std::string, std::string>> deployed;  // slurm.conf, gres.conf
+  std::string read_on;
+  const auto deployed_files = [&]() -> const std::pair<std::string, std::string>* {
+    if (deployed) return &*deployed;
+    deployed.emplace();
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      if (!observed[i]) continue;
+      const bool own = std::ranges::find(m_nodes, nodes[i]) != m_nodes.end();
+      std::unique_ptr<Transport> peer;
+      Transport* transport = nullptr;
+      if (!own && m_options.peer_transports) {
+        if (auto made = m_options.peer_transports(*nodes[i])) peer = std::move(*made), transport = peer.get();
+      } else if (auto pooled = m_pool.get(*nodes[i])) {
+        transport = *pooled;
+      }
+      if (!transport) continue;
+      auto conf = transport->read_file(std::string(k_deployed_slurm_conf), nodes[i]->connection.become);
+      if (!conf) continue;
+      auto gres = transport->read_file(std::string(k_deployed_gres_conf), nodes[i]->connection.become);
+      *deployed = {std::move(*conf), gres.value_or(std::string())};
+      read_on = nodes[i]->name;
+      break;
+    }
+    return &*deployed;
+  };
   std::vector<std::string> unknown;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     auto derived = derive_slurm_hardware(m_inventory, *nodes[i], observed[i]);
-    if (derived) m_slurm_hardware[nodes[i]->name] = std::move(*derived);
-    else unknown.push_back(derived.error().message + "; " + derived.error().hint);
+    if (derived) {
+      m_slurm_hardware[nodes[i]->name] = std::move(*derived);
+      continue;
+    }
+    const auto* files = observed[i] ? nullptr : deployed_files();
+    if (files && !files->first.empty())
+      if (auto kept = deployed_slurm_hardware(*nodes[i], files->first, files->second, read_on, observed[i].error().message)) {
+        m_slurm_hardware[nodes[i]->name] = std::move(*kept);
+        continue;
+      }
+    unknown.push_back(derived.error().message + "; " + derived.error().hint);
   }
   std::vector<PreparedClusterContext::Unavailable> unavailable;
   if (!unknown.empty())

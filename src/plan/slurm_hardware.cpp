@@ -2,10 +2,12 @@
 // (plan/slurm_hardware.hpp).
 #include <gpuctl/plan/slurm_hardware.hpp>
 
+#include <gpuctl/inventory/hostlist.hpp>
 #include <gpuctl/util/strings.hpp>
 
 #include <charconv>
 #include <fmt/format.h>
+#include <map>
 #include <set>
 
 namespace gpuctl {
@@ -116,6 +118,77 @@ Result<SlurmNodeHardware> derive_slurm_hardware(const Inventory& inventory, cons
   }
   if (observed) derive_gpu_cores(node, *observed, out);
   else if (node.gpu.count > 0) out.gpu_cores_source = "none: " + observed.error().message;
+  return out;
+}
+
+namespace {
+
+// "Key=Value" words of a line, keys as written.
+std::map<std::string, std::string, std::less<>> line_words(std::string_view line) {
+  std::map<std::string, std::string, std::less<>> words;
+  for (const auto& word : util::split_words(line))
+    if (const auto eq = word.find('='); eq != std::string_view::npos && eq > 0)
+      words.emplace(std::string(word.substr(0, eq)), std::string(word.substr(eq + 1)));
+  return words;
+}
+
+// Whether a line's NodeName= hostlist names `node`.
+bool names_node(const std::map<std::string, std::string, std::less<>>& words, const std::string& node) {
+  const auto it = words.find("NodeName");
+  if (it == words.end()) return false;
+  const auto names = hostlist::expand(it->second);
+  return names && std::ranges::find(*names, node) != names->end();
+}
+
+}  // namespace
+
+std::optional<SlurmNodeHardware> deployed_slurm_hardware(const Node& node, std::string_view slurm_conf,
+                                                         std::string_view gres_conf, const std::string& read_on,
+                                                         const std::string& why) {
+  const auto source = fmt::format("as the deployed slurm.conf has it (read on {}; {} not read: {})", read_on, node.name, why);
+  SlurmNodeHardware out;
+  for (const auto& line : util::split_lines(slurm_conf)) {
+    const auto words = line_words(line);
+    if (!line.starts_with("NodeName=") || !names_node(words, node.name)) continue;
+    for (const auto key : k_slurm_hardware_keys) {
+      const auto it = words.find(key);
+      std::int64_t value = 0;
+      if (it == words.end()) return std::nullopt;
+      const auto [end, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), value);
+      if (ec != std::errc{} || end != it->second.data() + it->second.size() || value <= 0) return std::nullopt;
+      out.values.push_back({std::string(key), value, source});
+    }
+    break;
+  }
+  if (out.values.size() != std::size(k_slurm_hardware_keys)) return std::nullopt;
+  // Pins win as they do for a node that answers.
+  for (const auto& [label, text] : node.labels)
+    if (const auto key = pinned_hardware_key(label))
+      for (auto& value : out.values)
+        if (value.key == *key) {
+          std::int64_t pinned = 0;
+          const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), pinned);
+          if (ec == std::errc{} && end == text.data() + text.size() && pinned > 0) value = {value.key, pinned, "pinned: label " + label};
+        }
+  // gres.conf: one line per GPU with its Cores=, in File= order, where the node had them.
+  std::map<int, std::string> cores;
+  for (const auto& line : util::split_lines(gres_conf)) {
+    const auto words = line_words(line);
+    if (!line.starts_with("NodeName=") || !names_node(words, node.name)) continue;
+    const auto file = words.find("File"), core = words.find("Cores");
+    constexpr std::string_view k_device = "/dev/nvidia";
+    if (file == words.end() || core == words.end() || !file->second.starts_with(k_device)) continue;
+    int index = -1;
+    const auto digits = std::string_view(file->second).substr(k_device.size());
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), index);
+    if (ec == std::errc{} && end == digits.data() + digits.size() && index >= 0) cores[index] = core->second;
+  }
+  if (node.gpu.count > 0 && static_cast<int>(cores.size()) == node.gpu.count && cores.rbegin()->first == node.gpu.count - 1) {
+    for (const auto& [index, text] : cores) out.gpu_cores.push_back(text);
+    out.gpu_cores_source = source;
+  } else if (node.gpu.count > 0) {
+    out.gpu_cores_source = "none: " + source;
+  }
   return out;
 }
 

@@ -205,4 +205,11 @@ expect_rc 3 g verify "$INVENTORY" --limit node02
 expect_output "slurm_node_hardware fail on node02: .*RealMemory=99999999 \\(the node has $mem_mib\\)" "both values"
 cp "$WORK/inventory-unpinned.yaml" "$INVENTORY"
 expect_rc 0 g apply "$INVENTORY" --yes
+
+echo "--- node02 down: it keeps the values the deployed slurm.conf gives it, and node01 plans no change"
+"$SANDBOX_CMD" fault node02 unreachable || die "cannot make node02 unreachable"
+expect_rc 0 g plan "$INVENTORY" --limit node01 --detailed-exitcode
+expect_output "node02: CPUs=$cpus .*\\(as the deployed slurm.conf has it \\(read on node01; node02 not read: " \
+  "the plan says where node02's values come from"
+"$SANDBOX_CMD" heal node02 || die "cannot heal node02"
 echo "PASS"

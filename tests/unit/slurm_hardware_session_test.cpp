@@ -98,6 +98,25 @@ TEST_F(SlurmHardwareRun, AnUnreachableNodeFailsTheFileForEveryNodeNamingItAndThe
   EXPECT_NE(result.plan.nodes[0].error.find("make gpu02 reachable, or pin its values"), std::string::npos);
 }
 
+// A node down for repair keeps the values the deployed slurm.conf gives it (read on a node that
+// answers): slurm.conf stays as it is, on every node, instead of failing for all of them.
+TEST_F(SlurmHardwareRun, ANodeThatCannotBeReadKeepsWhatTheDeployedSlurmConfGivesIt) {
+  write();
+  auto& gpu01 = answering("gpu01");
+  gpu01.files["/etc/slurm/slurm.conf"] =
+      "# managed by gpuctl\nNodeName=gpu[01-02] CPUs=2 Boards=1 SocketsPerBoard=1 CoresPerSocket=2 ThreadsPerCore=1 "
+      "RealMemory=22528 Port=6818\n";
+  const auto result = plan("gpu01");
+  ASSERT_EQ(result.verdict, Verdict::changes_pending) << result.error;
+  EXPECT_NE(rendered(result.plan, "gpu01").find("+NodeName=gpu[01-02] CPUs=2 Boards=1 SocketsPerBoard=1 CoresPerSocket=2 "
+                                                "ThreadsPerCore=1 RealMemory=22528"),
+            std::string::npos)
+      << rendered(result.plan, "gpu01");
+  const auto& kept = result.plan.slurm_hardware.at("gpu02");
+  EXPECT_EQ(kept.values.back().source,
+            "as the deployed slurm.conf has it (read on gpu01; gpu02 not read: gpu02: connection refused)");
+}
+
 TEST_F(SlurmHardwareRun, PinsStandInForANodeThatCannotBeRead) {
   write("labels: {slurm.CPUs: \"4\", slurm.Boards: \"1\", slurm.SocketsPerBoard: \"1\", slurm.CoresPerSocket: \"4\", "
         "slurm.ThreadsPerCore: \"1\", slurm.RealMemory: \"8192\"}");

@@ -285,3 +285,35 @@ TEST(SlurmHardwareInventory, RefusesPinsThatAreNotCountsAndSlurmsOtherNames) {
 
 }  // namespace
 }  // namespace gpuctl
+
+namespace gpuctl {
+namespace {
+
+TEST(DeployedSlurmHardware, ReadsTheNodesLineAndItsGpuCoresAndLetsPinsWin) {
+  auto inventory = testing::example_inventory();
+  auto& node = inventory.nodes[2];  // gpu02, 8 GPUs
+  const std::string conf =
+      "NodeName=gpu01 CPUs=8 Boards=1 SocketsPerBoard=1 CoresPerSocket=8 ThreadsPerCore=1 RealMemory=1000\n"
+      "NodeName=gpu[02-08] NodeAddr=10.10.1.[2-8] Gres=gpu:h100:8 CPUs=224 Boards=1 SocketsPerBoard=2 CoresPerSocket=56 "
+      "ThreadsPerCore=2 RealMemory=1959936\n";
+  std::string gres;
+  for (int i = 0; i < 8; ++i)
+    gres += fmt::format("NodeName=gpu[02-08] Name=gpu Type=h100 File=/dev/nvidia{} Cores={}\n", i, i < 4 ? "0-55" : "56-111");
+  const auto kept = deployed_slurm_hardware(node, conf, gres, "gpu01", "connection refused");
+  ASSERT_TRUE(kept);
+  const auto values = by_key(*kept);
+  EXPECT_EQ(values.at("CPUs").first, 224);
+  EXPECT_EQ(values.at("RealMemory").first, 1959936) << "as deployed: not derated again";
+  EXPECT_EQ(values.at("RealMemory").second,
+            "as the deployed slurm.conf has it (read on gpu01; gpu02 not read: connection refused)");
+  ASSERT_EQ(kept->gpu_cores.size(), 8u);
+  EXPECT_EQ(kept->gpu_cores[7], "56-111");
+  node.labels["slurm.RealMemory"] = "1900000";
+  EXPECT_EQ(by_key(*deployed_slurm_hardware(node, conf, gres, "gpu01", "x")).at("RealMemory").first, 1900000);
+  // A node the files give no full line (new to slurm.conf, or a slurm.conf without hardware).
+  EXPECT_FALSE(deployed_slurm_hardware(inventory.nodes[3], "NodeName=gpu03 Gres=gpu:h100:8\n", "", "gpu01", "x"));
+  EXPECT_FALSE(deployed_slurm_hardware(inventory.nodes[3], "", "", "gpu01", "x"));
+}
+
+}  // namespace
+}  // namespace gpuctl

@@ -34,4 +34,17 @@ std::string memory_reserve_text(const SlurmSettings& slurm);
 Result<SlurmNodeHardware> derive_slurm_hardware(const Inventory& inventory, const Node& node,
                                                 const Result<facts::NodeHardware>& observed);
 
+// Where Debian's and Ubuntu's Slurm packages read their configuration (SLURM_CONF's default).
+inline constexpr std::string_view k_deployed_slurm_conf = "/etc/slurm/slurm.conf";
+inline constexpr std::string_view k_deployed_gres_conf = "/etc/slurm/gres.conf";
+
+// The values the deployed slurm.conf and gres.conf (their text, as read on another node) give
+// `node`, for a node whose hardware cannot be read now (down for repair): slurm.conf then
+// stays as it is instead of changing on every node, or failing for all. Pins still win. Each
+// value's source says so (`why` is the reason the node could not be read). nullopt when the
+// files give the node no line with all six values (a node new to slurm.conf). Pure.
+std::optional<SlurmNodeHardware> deployed_slurm_hardware(const Node& node, std::string_view slurm_conf,
+                                                         std::string_view gres_conf, const std::string& read_on,
+                                                         const std::string& why);
+
 }  // namespace gpuctl
