@@ -5,9 +5,7 @@
 #include <gpuctl/api/saved_plan.hpp>
 #include <gpuctl/apply/drain.hpp>
 #include <gpuctl/apply/prefetch.hpp>
-#include <gpuctl/facts/node_hardware.hpp>
 #include <gpuctl/facts/state_probe.hpp>
-#include <gpuctl/plan/slurm_hardware.hpp>
 #include <gpuctl/template/renderer.hpp>
 #include <gpuctl/util/clock.hpp>
 #include <gpuctl/util/open_files.hpp>
@@ -61,85 +59,6 @@ Session::~Session() = default;
 const NodeFacts* Session::probed_facts(std::size_t index) const {
   if (index >= m_data.size() || !m_data[index]->facts) return nullptr;
   return &*m_data[index]->facts;
-}
-
-void Session::gather_slurm_hardware() {
-  if (!m_inventory.cluster.slurm.enabled) return;
-  const auto declared = slurm_compute_nodes(m_inventory);
-  if (declared.empty()) return;
-  // The session's own node where it has one: it carries the run's connection settings.
-  std::vector<const Node*> nodes;
-  for (const Node* node : declared) {
-    const auto own = std::ranges::find_if(m_nodes, [&](const Node* n) { return n->name == node->name; });
-    nodes.push_back(own != m_nodes.end() ? *own : node);
-  }
-  std::vector<Result<facts::NodeHardware>> observed(nodes.size(), fail(ErrorCode::interrupted, "not read: the run was stopped"));
-  const exec::ExecutorOptions options{m_options.forks, m_options.cancel, {}};
-  exec::run_on_nodes(nodes, [&](std::size_t i, const Node& node) -> exec::TaskResult {
-    const bool own = std::ranges::find(m_nodes, &node) != m_nodes.end();
-    if (!own && m_options.peer_transports) {
-      auto peer = m_options.peer_transports(node);
-      observed[i] = peer ? facts::read_node_hardware(**peer) : Result<facts::NodeHardware>(std::unexpected(peer.error()));
-      return {};
-    }
-    auto transport = m_pool.get(node);
-    if (!transport) {
-      observed[i] = std::unexpected(transport.error());
-      return from_error(transport.error());
-    }
-    observed[i] = facts::read_node_hardware(**transport);
-    end_node_task(node);
-    return {};
-  }, options);
-  // A node that cannot be read (down for repair) keeps the values the deployed slurm.conf gives
-  // it, read once on a node that answered: one node down changes slurm.conf nowhere.
-  std::optional<std::pair<std::string, std::string>> deployed;  // slurm.conf, gres.conf
-  std::string read_on;
-  const auto deployed_files = [&]() -> const std::pair<std::string, std::string>* {
-    if (deployed) return &*deployed;
-    deployed.emplace();
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-      if (!observed[i]) continue;
-      const bool own = std::ranges::find(m_nodes, nodes[i]) != m_nodes.end();
-      std::unique_ptr<Transport> peer;
-      Transport* transport = nullptr;
-      if (!own && m_options.peer_transports) {
-        if (auto made = m_options.peer_transports(*nodes[i])) peer = std::move(*made), transport = peer.get();
-      } else if (auto pooled = m_pool.get(*nodes[i])) {
-        transport = *pooled;
-      }
-      if (!transport) continue;
-      auto conf = transport->read_file(std::string(k_deployed_slurm_conf), nodes[i]->connection.become);
-      if (!conf) continue;
-      auto gres = transport->read_file(std::string(k_deployed_gres_conf), nodes[i]->connection.become);
-      *deployed = {std::move(*conf), gres.value_or(std::string())};
-      read_on = nodes[i]->name;
-      break;
-    }
-    return &*deployed;
-  };
-  std::vector<std::string> unknown;
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
-    auto derived = derive_slurm_hardware(m_inventory, *nodes[i], observed[i]);
-    if (derived) {
-      m_slurm_hardware[nodes[i]->name] = std::move(*derived);
-      continue;
-    }
-    const auto* files = observed[i] ? nullptr : deployed_files();
-    if (files && !files->first.empty())
-      if (auto kept = deployed_slurm_hardware(*nodes[i], files->first, files->second, read_on, observed[i].error().message)) {
-        m_slurm_hardware[nodes[i]->name] = std::move(*kept);
-        continue;
-      }
-    unknown.push_back(derived.error().message + "; " + derived.error().hint);
-  }
-  std::vector<PreparedClusterContext::Unavailable> unavailable;
-  if (!unknown.empty())
-    unavailable.push_back({"slurm.node_groups", unknown.size() == 1 ? unknown.front()
-                                                                    : fmt::format("{} (and {} more nodes)", unknown.front(),
-                                                                                  unknown.size() - 1)});
-  m_options.sources.cluster_context =
-      std::make_shared<const PreparedClusterContext>(m_inventory, &m_slurm_hardware, std::move(unavailable));
 }
 
 Result<const NodeProgram*> Session::node_program(std::size_t index) {
