@@ -24,6 +24,14 @@ std::int64_t observed_value(const facts::SlurmHardware& h, std::string_view key)
   return h.real_memory_mib;
 }
 
+// A pin's text as a value: a positive whole number, else nullopt (validate refuses the rest).
+std::optional<std::int64_t> pinned_value(std::string_view text) {
+  std::int64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc{} || end != text.data() + text.size() || value <= 0) return std::nullopt;
+  return value;
+}
+
 // "0,1,2,5,6" -> "0-2,5-6" (sorted, distinct).
 std::string core_ranges(const std::set<int>& cores) {
   std::vector<std::string> parts;
@@ -88,14 +96,13 @@ Result<SlurmNodeHardware> derive_slurm_hardware(const Inventory& inventory, cons
   SlurmNodeHardware out;
   for (const auto key : k_slurm_hardware_keys) {
     if (const auto pin = pins.find(key); pin != pins.end()) {
-      std::int64_t value = 0;
       const auto& text = pin->second.second;
-      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-      if (ec != std::errc{} || end != text.data() + text.size() || value <= 0)
+      const auto value = pinned_value(text);
+      if (!value)
         return fail(ErrorCode::validation,
                     fmt::format("label {} of node {} is '{}', not a positive whole number", pin->second.first, node.name, text),
                     Location{inventory.path, 0, 0, node.name, ""}, "write a number, e.g. slurm.RealMemory: \"1900000\" (MiB)");
-      out.values.push_back({std::string(key), value, "pinned: label " + pin->second.first});
+      out.values.push_back({std::string(key), *value, "pinned: label " + pin->second.first});
       continue;
     }
     if (!observed) {
@@ -152,11 +159,9 @@ std::optional<SlurmNodeHardware> deployed_slurm_hardware(const Node& node, std::
     if (!line.starts_with("NodeName=") || !names_node(words, node.name)) continue;
     for (const auto key : k_slurm_hardware_keys) {
       const auto it = words.find(key);
-      std::int64_t value = 0;
-      if (it == words.end()) return std::nullopt;
-      const auto [end, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), value);
-      if (ec != std::errc{} || end != it->second.data() + it->second.size() || value <= 0) return std::nullopt;
-      out.values.push_back({std::string(key), value, source});
+      const auto value = it == words.end() ? std::nullopt : pinned_value(it->second);
+      if (!value) return std::nullopt;
+      out.values.push_back({std::string(key), *value, source});
     }
     break;
   }
@@ -165,11 +170,8 @@ std::optional<SlurmNodeHardware> deployed_slurm_hardware(const Node& node, std::
   for (const auto& [label, text] : node.labels)
     if (const auto key = pinned_hardware_key(label))
       for (auto& value : out.values)
-        if (value.key == *key) {
-          std::int64_t pinned = 0;
-          const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), pinned);
-          if (ec == std::errc{} && end == text.data() + text.size() && pinned > 0) value = {value.key, pinned, "pinned: label " + label};
-        }
+        if (value.key == *key)
+          if (const auto pinned = pinned_value(text)) value = {value.key, *pinned, "pinned: label " + label};
   // gres.conf: one line per GPU with its Cores=, in File= order, where the node had them.
   std::map<int, std::string> cores;
   for (const auto& line : util::split_lines(gres_conf)) {
@@ -181,7 +183,10 @@ std::optional<SlurmNodeHardware> deployed_slurm_hardware(const Node& node, std::
     int index = -1;
     const auto digits = std::string_view(file->second).substr(k_device.size());
     const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), index);
-    if (ec == std::errc{} && end == digits.data() + digits.size() && index >= 0) cores[index] = core->second;
+    // The file is a node's: only a core list passes into the files gpuctl renders, and in our own form.
+    const auto list = facts::parse_cpu_list(core->second);
+    if (ec == std::errc{} && end == digits.data() + digits.size() && index >= 0 && list && !list->empty())
+      cores[index] = core_ranges(std::set<int>(list->begin(), list->end()));
   }
   if (node.gpu.count > 0 && static_cast<int>(cores.size()) == node.gpu.count && cores.rbegin()->first == node.gpu.count - 1) {
     for (const auto& [index, text] : cores) out.gpu_cores.push_back(text);
