@@ -99,9 +99,9 @@ ApplyResult apply_target(const RunTarget& target, const ApplySettings& settings,
       return finish(state::RunStatus::failed, Verdict::error);
     }
     // The digest the reviewer read under the plan's text: it binds what the plan file may not.
-    if (!settings.plan_digest.empty() && !plan_digest(result.plan).starts_with(settings.plan_digest)) {
+    if (const auto digest = plan_digest(result.plan); !settings.plan_digest.empty() && !digest.starts_with(settings.plan_digest)) {
       result.error = fmt::format("refusing the saved plan {}: its plan digest is {}, not the reviewed {}", saved_path,
-                                 plan_digest(result.plan), settings.plan_digest);
+                                 digest, settings.plan_digest);
       return finish(state::RunStatus::failed, Verdict::error);
     }
   } else {

@@ -36,13 +36,14 @@ int run_plan_command(const PlanCliOptions& options, const GlobalOptions& globals
     return exit_code_for(result.verdict, rule);
   }
   const Plan& plan = result.plan;
+  const auto digest = plan_digest(plan);
   if (options.json) {
     fmt::print("{}", plan_to_json(plan));
   } else {
     const bool color = use_color(globals, STDOUT_FILENO);
     fmt::print("{}", render_plan_text(plan, {color ? ColorMode::always : ColorMode::never, !options.no_diff, options.expand}));
     // The one value a reviewer copies: apply --plan-digest binds the review to what runs.
-    fmt::print("Plan digest: {}\n", plan_digest(plan));
+    fmt::print("Plan digest: {}\n", digest);
   }
   if (!options.out.empty()) {
     if (auto saved = write_local_file_atomically(options.out, plan_to_json(plan)); !saved) {
@@ -51,7 +52,7 @@ int run_plan_command(const PlanCliOptions& options, const GlobalOptions& globals
     }
     if (!options.json)
       fmt::print("Saved the plan to {}; apply exactly it with: gpuctl apply {} --plan-digest {}\n", options.out, options.out,
-                 plan_digest(plan).substr(0, 16));
+                 digest.substr(0, 16));
   }
   return exit_code_for(result.verdict, rule);
 }
