@@ -23,6 +23,7 @@ SecretProvider secret_store_at(const std::string& secrets_dir) {
   return SecretProvider{
       .load_or_create = [secrets_dir](const std::string& name) { return state::load_or_create_secret(secrets_dir, name); },
       .load = [secrets_dir](const std::string& name) { return state::load_secret(secrets_dir, name); },
+      .directory = secrets_dir,
   };
 }
 

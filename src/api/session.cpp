@@ -13,6 +13,7 @@
 #include <gpuctl/verify/catalog.hpp>
 #include <gpuctl/verify/dcgm_diag.hpp>
 #include <gpuctl/verify/nccl_allreduce.hpp>
+#include <gpuctl/verify/exporter_scrape.hpp>
 #include <gpuctl/verify/slurm_job.hpp>
 
 #include <algorithm>
@@ -294,8 +295,16 @@ exec::TaskResult Session::verify_one(std::size_t i, IgnoredDrain ignored, DcgmDi
     if (!transport) return from_error(transport.error());
     slurm_job = run_slurm_job(**transport, *m_nodes[i]);
   }
+  // The exporters' pages, where a check reads them (exporter_metrics).
+  std::optional<ObservedExporterScrapes> scrapes;
+  if (needs.needs(NodeRunner::exporter_scrape)) {
+    auto transport = m_pool.get(*m_nodes[i]);
+    if (!transport) return from_error(transport.error());
+    scrapes = scrape_exporters(**transport, m_inventory, *m_nodes[i]);
+  }
   const CheckInput input{m_inventory, *m_nodes[i], program, state, nccl_run ? &*nccl_run : nullptr,
-                         dcgm_run ? &*dcgm_run : nullptr, slurm_job ? &*slurm_job : nullptr};
+                         dcgm_run ? &*dcgm_run : nullptr, slurm_job ? &*slurm_job : nullptr,
+                         scrapes ? &*scrapes : nullptr};
   checks = run_checks(checks_wanted, input);
   m_hooks.on_checks_done(m_nodes[i]->name, checks);
   for (const auto& check : checks)

@@ -52,6 +52,19 @@ ordered_json node_json(const Node& node) {
   return out;
 }
 
+
+// The receivers declared (their secrets are names in the store, never values).
+ordered_json alertmanager_json(const MonitoringSettings& m) {
+  ordered_json out = ordered_json::object();
+  if (m.webhook.declared)
+    out["webhook"] = {{"url", m.webhook.url}, {"bearer_token", m.webhook.bearer_token}, {"severity", m.webhook.severity}};
+  if (m.email.declared)
+    out["email"] = {{"to", m.email.to}, {"from", m.email.from}, {"smarthost", m.email.smarthost},
+                    {"auth_username", m.email.auth_username}, {"require_tls", m.email.require_tls}, {"severity", m.email.severity}};
+  if (m.slack.declared) out["slack"] = {{"channel", m.slack.channel}, {"severity", m.slack.severity}};
+  return out;
+}
+
 ordered_json cluster_json(const ClusterSettings& c) {
   const auto& n = c.nvidia;
   ordered_json partitions = ordered_json::array();
@@ -82,7 +95,14 @@ ordered_json cluster_json(const ClusterSettings& c) {
            {{"prometheus", c.monitoring.prometheus}, {"dcgm_exporter", c.monitoring.dcgm_exporter},
             {"node_exporter", c.monitoring.node_exporter},
             {"ports", {{"dcgm_exporter", c.monitoring.dcgm_exporter_port},
-                       {"node_exporter", c.monitoring.node_exporter_port}}}}}};
+                       {"node_exporter", c.monitoring.node_exporter_port},
+                       {"prometheus", c.monitoring.prometheus_port},
+                       {"alertmanager", c.monitoring.alertmanager_port},
+                       {"grafana", c.monitoring.grafana_port}}},
+            {"verify_interval_seconds", c.monitoring.verify_interval_seconds},
+            {"alertmanager", alertmanager_json(c.monitoring)},
+            {"grafana", {{"url", c.monitoring.grafana.url}, {"key_url", c.monitoring.grafana.key_url},
+                         {"key_file", c.monitoring.grafana.key_file}}}}}};
 }
 
 }  // namespace

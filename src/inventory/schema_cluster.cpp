@@ -25,8 +25,15 @@ const Keys k_unpackaged_driver{"adopt", "install"};
 const Keys k_existing_repository{"adopt", "replace"};
 const Keys k_slurm_keys{"controller", "cluster_name", "partitions", "options", "memory_reserve"};
 const Keys k_partition_keys{"name", "nodes", "default", "options"};
-const Keys k_monitoring_keys{"prometheus", "dcgm_exporter", "node_exporter", "ports"};
-const Keys k_ports_keys{"dcgm_exporter", "node_exporter"};
+const Keys k_monitoring_keys{"prometheus", "dcgm_exporter", "node_exporter", "ports", "verify_interval", "alertmanager", "grafana"};
+const Keys k_ports_keys{"dcgm_exporter", "node_exporter", "prometheus", "alertmanager", "grafana"};
+const Keys k_alertmanager_keys{"webhook", "email", "slack"};
+const Keys k_webhook_keys{"url", "bearer_token", "severity"};
+const Keys k_email_keys{"to", "from", "smarthost", "auth_username", "require_tls", "severity"};
+const Keys k_slack_keys{"channel", "severity"};
+const Keys k_severities{"critical", "warning", "all"};
+const Keys k_grafana_keys{"repository"};
+const Keys k_grafana_repository_keys{"url", "key_url", "key_file"};
 const Keys k_os_families{"debian", "rhel"};
 
 // A version: a quoted string (Decoder::version) that `g` accepts; "" when it is not.
@@ -199,6 +206,98 @@ void decode_slurm(Decoder& d, const YamlNode& node, RawInventory& raw) {
   for (const auto& item : parts->items) decode_partition(d, item, raw);
 }
 
+// A duration as Prometheus and systemd timers write them: a whole number of s, m, h or d, at
+// least a minute and at most 30 days; nullopt (reported) otherwise.
+std::optional<int> duration_seconds(Decoder& d, const YamlNode& node, std::string_view what) {
+  auto text = d.string(node, fmt::format("'{}'", what));
+  if (!text) return std::nullopt;
+  static constexpr std::pair<char, long> k_units[] = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}};
+  const auto unit = std::ranges::find_if(k_units, [&](const auto& u) { return !text->empty() && text->back() == u.first; });
+  long count = 0;
+  const auto digits = std::string_view(*text).substr(0, text->empty() ? 0 : text->size() - 1);
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), count);
+  if (unit == std::end(k_units) || digits.empty() || ec != std::errc{} || end != digits.data() + digits.size() ||
+      count * unit->second < 60 || count * unit->second > 30L * 86400) {
+    d.error(node, fmt::format("'{}' must be a duration from 1m to 30d, not '{}'", what, *text), "write e.g. 1h, 15m or 90m");
+    return std::nullopt;
+  }
+  return static_cast<int>(count * unit->second);
+}
+
+void decode_severity(Decoder& d, const MapView& view, AlertRoute& route) {
+  route.declared = true;
+  if (const auto* n = view.get("severity")) route.severity = d.choice(*n, "'severity'", k_severities).value_or("all");
+}
+
+// A receiver's required field, reported at the receiver when missing.
+std::string required(Decoder& d, const YamlNode& at, const MapView& view, std::string_view key, std::string_view receiver,
+                     const Grammar& g) {
+  const auto* n = view.get(std::string(key));
+  if (!n) {
+    d.error(at, fmt::format("the {} receiver needs '{}'", receiver, key), std::string(g.fix));
+    return "";
+  }
+  return checked(d, *n, fmt::format("{}.{}", receiver, key), g).value_or("");
+}
+
+void decode_alertmanager(Decoder& d, const YamlNode& node, MonitoringSettings& m) {
+  auto view = d.map(node, "'monitoring.alertmanager'", k_alertmanager_keys);
+  if (!view) return;
+  if (const auto* n = view->get("webhook")) {
+    auto view_of = d.map(*n, "'alertmanager.webhook'", k_webhook_keys);
+    if (!view_of) return;
+    auto& r = *view_of;
+    decode_severity(d, r, m.webhook);
+    m.webhook.url = required(d, *n, r, "url", "webhook", grammar::url);
+    // Alertmanager 0.23-0.25 read a webhook URL only from its config, which plans show: a
+    // credential belongs in the bearer token (a file), never in the URL.
+    if (m.webhook.url.starts_with("file:")) d.error(*r.get("url"), "the webhook's url must be http:// or https://");
+    const auto authority = m.webhook.url.substr(0, m.webhook.url.find_first_of("/?", m.webhook.url.find("//") + 2));
+    if (authority.find('@') != std::string::npos)
+      d.error(*r.get("url"), "the webhook's url carries a user or password, which every plan would show",
+              "remove it and set bearer_token: true (the token comes from the secret store)");
+    if (const auto* b = r.get("bearer_token")) m.webhook.bearer_token = d.boolean(*b, "'webhook.bearer_token'").value_or(false);
+  }
+  if (const auto* n = view->get("email")) {
+    auto view_of = d.map(*n, "'alertmanager.email'", k_email_keys);
+    if (!view_of) return;
+    auto& r = *view_of;
+    decode_severity(d, r, m.email);
+    m.email.to = required(d, *n, r, "to", "email", grammar::email);
+    m.email.from = required(d, *n, r, "from", "email", grammar::email);
+    m.email.smarthost = required(d, *n, r, "smarthost", "email", grammar::host_port);
+    if (const auto* u = r.get("auth_username")) m.email.auth_username = checked(d, *u, "email.auth_username", grammar::email_user).value_or("");
+    if (const auto* t = r.get("require_tls")) m.email.require_tls = d.boolean(*t, "'email.require_tls'").value_or(true);
+  }
+  if (const auto* n = view->get("slack")) {
+    auto view_of = d.map(*n, "'alertmanager.slack'", k_slack_keys);
+    if (!view_of) return;
+    auto& r = *view_of;
+    decode_severity(d, r, m.slack);
+    m.slack.channel = required(d, *n, r, "channel", "slack", grammar::chat_channel);
+  }
+}
+
+void decode_grafana(Decoder& d, const YamlNode& node, GrafanaSettings& g) {
+  auto view = d.map(node, "'monitoring.grafana'", k_grafana_keys);
+  if (!view) return;
+  const auto* repository = view->get("repository");
+  if (!repository) {
+    d.error(node, "'monitoring.grafana' needs a 'repository'", "write repository: {url: https://apt.grafana.com, key_url: https://apt.grafana.com/gpg.key}");
+    return;
+  }
+  auto r = d.map(*repository, "'grafana.repository'", k_grafana_repository_keys);
+  if (!r) return;
+  if (const auto* n = r->get("url")) g.url = checked(d, *n, "grafana.repository.url", grammar::url).value_or("");
+  else d.error(*repository, "'grafana.repository' needs a 'url'", "write url: https://apt.grafana.com (or your mirror)");
+  if (const auto* n = r->get("key_url")) g.key_url = checked(d, *n, "grafana.repository.key_url", grammar::url).value_or("");
+  if (const auto* n = r->get("key_file")) g.key_file = checked(d, *n, "grafana.repository.key_file", grammar::local_file).value_or("");
+  if (r->get("key_url") && r->get("key_file"))
+    d.error(*r->get("key_file"), "give either 'key_url' or 'key_file' for the Grafana repository, not both");
+  else if (!r->get("key_url") && !r->get("key_file"))
+    d.error(*repository, "'grafana.repository' needs its signing key", "write key_url: https://apt.grafana.com/gpg.key, or key_file: /path/to/grafana.asc");
+}
+
 void decode_monitoring(Decoder& d, const YamlNode& node, RawInventory& raw) {
   auto view = d.map(node, "'cluster.monitoring'", k_monitoring_keys);
   if (!view) return;
@@ -211,10 +310,24 @@ void decode_monitoring(Decoder& d, const YamlNode& node, RawInventory& raw) {
   if (const auto* n = view->get("node_exporter")) m.node_exporter = d.boolean(*n, "'node_exporter'").value_or(true);
   if (const auto* n = view->get("ports")) {
     if (auto ports = d.map(*n, "'monitoring.ports'", k_ports_keys)) {
-      if (const auto* p = ports->get("dcgm_exporter")) m.dcgm_exporter_port = d.integer(*p, "'ports.dcgm_exporter'", 1, 65535).value_or(9400);
-      if (const auto* p = ports->get("node_exporter")) m.node_exporter_port = d.integer(*p, "'ports.node_exporter'", 1, 65535).value_or(9100);
+      const auto port = [&](std::string_view key, int& out) {
+        if (const auto* p = ports->get(std::string(key))) out = d.integer(*p, fmt::format("'ports.{}'", key), 1, 65535).value_or(out);
+      };
+      port("dcgm_exporter", m.dcgm_exporter_port);
+      port("node_exporter", m.node_exporter_port);
+      port("prometheus", m.prometheus_port);
+      port("alertmanager", m.alertmanager_port);
+      port("grafana", m.grafana_port);
     }
   }
+  if (const auto* n = view->get("verify_interval"))
+    m.verify_interval_seconds = duration_seconds(d, *n, "monitoring.verify_interval").value_or(m.verify_interval_seconds);
+  if (const auto* n = view->get("alertmanager")) decode_alertmanager(d, *n, m);
+  if (const auto* n = view->get("grafana")) decode_grafana(d, *n, m.grafana);
+  const bool wants_server = m.webhook.declared || m.email.declared || m.slack.declared || m.grafana.declared();
+  if (wants_server && m.prometheus.empty())
+    d.error(node, "alert receivers and Grafana run beside Prometheus, and 'monitoring.prometheus' names no node",
+            "write prometheus: NODE (the node that runs Prometheus, Alertmanager and Grafana)");
 }
 
 // The package profile cluster.os and nvidia.driver_source name, resolved for this inventory's
@@ -280,6 +393,11 @@ void decode_cluster(Decoder& d, const YamlNode& node, RawInventory& raw) {
                         row ? row->note : "none"),
             "set monitoring.dcgm_exporter: false, or use driver_source: cuda-repository");
   }
+  // auth_password_file came in Alertmanager 0.25; Ubuntu 22.04 ships 0.23, which would need
+  // the password in alertmanager.yml, where every plan shows it.
+  if (!c.monitoring.email.auth_username.empty() && c.os == "ubuntu2204")
+    d.error(*view->get("monitoring"), "Ubuntu 22.04's Alertmanager (0.23) cannot read the SMTP password from a file",
+            "use a smarthost that needs no login (a local relay), or the webhook or slack receiver");
 }
 
 }  // namespace gpuctl::inventory_detail

@@ -32,6 +32,13 @@ const Grammar cuda_version{check_cuda_version, "write major.minor, e.g. \"12.4\"
 const Grammar slurm_key{check_slurm_key, "write a slurm.conf parameter name, e.g. MaxTime"};
 const Grammar slurm_value{check_slurm_value, "write one word without spaces, '#' or quotes, e.g. 01:00:00 or task/cgroup,task/affinity"};
 const Grammar nccl_key{check_nccl_key, "write NCCL_ then upper-case letters, digits and '_', e.g. NCCL_IB_HCA"};
+const Grammar email{check_email_address, "write one address, e.g. gpu-oncall@example.com"};
+const Grammar email_user{[](std::string_view text) {
+                            return text.find('@') == std::string_view::npos ? check_user(text) : check_email_address(text);
+                          },
+                          "write the SMTP user name or address, e.g. alertmanager@example.com"};
+const Grammar host_port{check_host_port, "write host:port, e.g. smtp.example.com:587"};
+const Grammar chat_channel{check_chat_channel, "write #channel or @user, e.g. #gpu-alerts"};
 const Grammar nccl_value{check_nccl_value, "write one word without spaces, '#', quotes or shell metacharacters, e.g. =bond0"};
 }  // namespace grammar
 

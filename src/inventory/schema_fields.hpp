@@ -40,6 +40,10 @@ extern const Grammar slurm_key;
 extern const Grammar slurm_value;
 extern const Grammar nccl_key;
 extern const Grammar nccl_value;
+extern const Grammar email;           // alert e-mail from/to
+extern const Grammar email_user;      // SMTP user: an address or a user name
+extern const Grammar host_port;       // SMTP smarthost
+extern const Grammar chat_channel;    // Slack-compatible channel
 }  // namespace grammar
 
 inline Pos pos_of(const YamlNode& node) { return {node.line, node.column}; }

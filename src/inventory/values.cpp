@@ -130,4 +130,38 @@ std::optional<std::string> check_label_value(std::string_view text) {
   return std::nullopt;
 }
 
+std::optional<std::string> check_email_address(std::string_view text) {
+  if (text.empty()) return "is empty";
+  const auto at = text.find('@');
+  if (at == std::string_view::npos || at == 0 || text.find('@', at + 1) != std::string_view::npos)
+    return "is not one address of the form name@domain";
+  const auto local = text.substr(0, at);
+  if (auto bad = std::ranges::find_if(local, [](char c) { return !alnum(c) && std::string_view("._%+-").find(c) == std::string_view::npos; });
+      bad != local.end())
+    return refused_character(*bad, "the part before '@' takes letters, digits and . _ % + -");
+  if (local.front() == '-') return "starts with '-'";
+  if (auto why = check_hostname(text.substr(at + 1))) return fmt::format("has the domain '{}', which {}", text.substr(at + 1), *why);
+  if (text.size() > 254) return "is longer than 254 characters";
+  return std::nullopt;
+}
+
+std::optional<std::string> check_host_port(std::string_view text) {
+  if (text.empty()) return "is empty";
+  if (text.find_first_of("@/") != std::string_view::npos) return "is not host:port (no user, no path)";
+  const auto colon = text.rfind(':');
+  if (colon == std::string_view::npos || colon + 1 == text.size() || (text.front() != '[' && text.find(':') != colon))
+    return "has no port (write host:port, e.g. smtp.example.com:587)";
+  return check_authority(text);
+}
+
+std::optional<std::string> check_chat_channel(std::string_view text) {
+  if (text.size() < 2 || (text.front() != '#' && text.front() != '@')) return "is not #channel or @user";
+  const auto name = text.substr(1);
+  if (auto bad = std::ranges::find_if(name, [](char c) { return !alnum(c) && std::string_view("._-").find(c) == std::string_view::npos; });
+      bad != name.end())
+    return refused_character(*bad, "a channel name takes letters, digits and . _ -");
+  if (text.size() > 80) return "is longer than 80 characters";
+  return std::nullopt;
+}
+
 }  // namespace gpuctl::inventory_detail

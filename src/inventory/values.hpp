@@ -24,4 +24,10 @@ std::optional<std::string> check_url(std::string_view text);
 // with '-' and neither starting nor ending with a space.
 std::optional<std::string> check_label_value(std::string_view text);
 
+// An e-mail address, name@domain: letters, digits and . _ % + - before the '@', a host name after.
+std::optional<std::string> check_email_address(std::string_view text);
+// host:port (a host name, IPv4 or [IPv6] address, and a port from 1 to 65535), e.g. an SMTP smarthost.
+std::optional<std::string> check_host_port(std::string_view text);
+// A chat channel or user as Slack-compatible webhooks take them: #name or @name.
+std::optional<std::string> check_chat_channel(std::string_view text);
 }  // namespace gpuctl::inventory_detail

@@ -65,7 +65,18 @@ Result<ResolvedResource> resolve_resource(const Resource& source, const Inventor
     content = read_source_file(file, inventory);  // checked; the plan shows only its digest
   } else {
     resolved.secret = true;
-    if (sources.secrets == SecretMode::masked) {
+    if (!file.generate_secret && sources.secrets != SecretMode::masked) {
+      // The admin's secret: never generated, so missing is an error in every mode but render's.
+      if (!sources.secret_store.load) return no_secret_store(file.secret);
+      auto stored = sources.secret_store.load(file.secret);
+      if (!stored) return std::unexpected(stored.error());
+      if (!stored->has_value())
+        return fail(ErrorCode::validation, fmt::format("{}: secret '{}' is not in the secret store {}", file.path, file.secret,
+                                                       sources.secret_store.directory.empty() ? "(no directory)" : sources.secret_store.directory),
+                    {}, fmt::format("it is yours to provide: write it with `install -m 0600 /dev/stdin {}/{}` (then Ctrl-D)",
+                                    sources.secret_store.directory, file.secret));
+      content = std::move(**stored);
+    } else if (sources.secrets == SecretMode::masked) {
       content = std::string{};
     } else if (sources.secrets == SecretMode::load_only) {
       if (!sources.secret_store.load) return no_secret_store(file.secret);

@@ -162,7 +162,7 @@ class PlaybookDecoder {
 
  private:
   std::optional<Resource> read_resource(const YamlNode& node, const std::string& step) {
-    static const std::vector<std::string> keys{"file", "template", "source", "secret", "mode", "owner", "group",
+    static const std::vector<std::string> keys{"file", "template", "source", "secret", "generate", "mode", "owner", "group",
                                                "package", "state", "version", "hold", "unpackaged_driver",
                                                "service", "enabled", "running",
                                                "command", "creates", "unless", "reason", "notify", "when"};
@@ -194,6 +194,10 @@ class PlaybookDecoder {
       f.secret = r.text("secret");
       if ((!f.template_name.empty()) + (!f.source.empty()) + (!f.secret.empty()) != 1)
         m_decoder.error(node, fmt::format("file '{}' needs exactly one of template, source, secret", f.path));
+      if (r.has("generate")) {
+        f.generate_secret = r.boolean("generate").value_or(true);
+        if (f.secret.empty()) m_decoder.error(*r.node("generate"), fmt::format("file '{}': 'generate' applies to a secret only", f.path));
+      }
       if (const auto mode = r.text("mode"); !mode.empty()) {
         std::uint32_t value = 0;
         std::istringstream in(mode);

@@ -133,6 +133,16 @@ Variables node_variables(const Inventory& inventory, const Node& node) {
   v["monitoring.dcgm_exporter"] = bool_text(cluster.monitoring.dcgm_exporter);
   v["monitoring.node_exporter"] = bool_text(cluster.monitoring.node_exporter);
   v["is_prometheus"] = bool_text(!cluster.monitoring.prometheus.empty() && cluster.monitoring.prometheus == node.name);
+  const auto& m = cluster.monitoring;
+  v["monitoring.alertmanager.webhook"] = bool_text(m.webhook.declared);
+  v["monitoring.alertmanager.webhook.bearer_token"] = bool_text(m.webhook.declared && m.webhook.bearer_token);
+  v["monitoring.alertmanager.email"] = bool_text(m.email.declared);
+  v["monitoring.alertmanager.email.auth"] = bool_text(m.email.declared && !m.email.auth_username.empty());
+  v["monitoring.alertmanager.slack"] = bool_text(m.slack.declared);
+  v["monitoring.grafana"] = bool_text(m.grafana.declared());
+  v["monitoring.grafana.url"] = m.grafana.url;
+  v["monitoring.grafana.key_url"] = m.grafana.key_url;
+  v["monitoring.grafana.key_file"] = m.grafana.key_file;
   // Short forms of node.gpu.model, node.gpu.count, node.is_gpu_node and node.labels.<key>,
   // which playbooks have always used; the same values.
   v["gpu.model"] = v["node.gpu.model"];

@@ -2,7 +2,11 @@
 // include/gpuctl/template/context.hpp).
 #include <gpuctl/inventory/hostlist.hpp>
 #include <gpuctl/template/context.hpp>
+#include <gpuctl/monitoring/dcgm_exporter_fields.hpp>
+#include <gpuctl/health/xid_catalog.hpp>
 #include <gpuctl/util/strings.hpp>
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
@@ -352,6 +356,76 @@ TemplateValue scrape_target(const Node& node, int port) {
   return entry;
 }
 
+// Alertmanager's matcher for a receiver's severity: one, or both gpuctl's rules use.
+std::string severity_regex(const std::string& severity) { return severity == "all" ? "critical|warning" : severity; }
+
+TemplateValue receiver_value(const AlertRoute& route) {
+  TemplateValue value;
+  value["severity"] = route.severity;
+  value["severity_regex"] = severity_regex(route.severity);
+  return value;
+}
+
+// What the alert rules and Alertmanager's file need beyond the scrape targets.
+void set_alerting(TemplateValue& value, const Inventory& inventory) {
+  const MonitoringSettings& monitoring = inventory.cluster.monitoring;
+  const Node* server = inventory.find_node(monitoring.prometheus);
+  if (server) {
+    const auto host = url_address(address_of(*server));
+    value["prometheus_listen"] = host + ":" + std::to_string(monitoring.prometheus_port);
+    value["alertmanager_target"] = host + ":" + std::to_string(monitoring.alertmanager_port);
+    value["grafana_listen_address"] = address_of(*server);
+  }
+  value["verify_stale_seconds"] = std::to_string(2 * monitoring.verify_interval_seconds);
+  value["verify_interval_seconds"] = std::to_string(monitoring.verify_interval_seconds);
+  // The application's Xids (restart the job); every other code is the GPU's or the node's.
+  std::vector<std::string> terms;
+  for (const int code : health::application_xid_codes()) terms.push_back(fmt::format("DCGM_FI_DEV_XID_ERRORS == {}", code));
+  value["xid_application_expr"] = util::join(terms, " or ");
+  TemplateValue alertmanager;
+  alertmanager["has_receivers"] = monitoring.webhook.declared || monitoring.email.declared || monitoring.slack.declared;
+  alertmanager["webhook"] = false;
+  alertmanager["email"] = false;
+  alertmanager["slack"] = false;
+  if (monitoring.webhook.declared) {
+    auto webhook = receiver_value(monitoring.webhook);
+    webhook["url"] = monitoring.webhook.url;
+    webhook["bearer_token"] = monitoring.webhook.bearer_token;
+    alertmanager["webhook"] = std::move(webhook);
+  }
+  if (monitoring.email.declared) {
+    auto email = receiver_value(monitoring.email);
+    email["to"] = monitoring.email.to;
+    email["from"] = monitoring.email.from;
+    email["smarthost"] = monitoring.email.smarthost;
+    email["require_tls"] = monitoring.email.require_tls ? "true" : "false";
+    email["has_auth"] = !monitoring.email.auth_username.empty();
+    set_if(email, "auth_username", monitoring.email.auth_username);
+    alertmanager["email"] = std::move(email);
+  }
+  if (monitoring.slack.declared) {
+    auto slack = receiver_value(monitoring.slack);
+    slack["channel"] = monitoring.slack.channel;
+    alertmanager["slack"] = std::move(slack);
+  }
+  value["alertmanager"] = std::move(alertmanager);
+  value["grafana"] = false;
+  if (monitoring.grafana.declared()) {
+    TemplateValue grafana;
+    grafana["url"] = monitoring.grafana.url;
+    value["grafana"] = std::move(grafana);
+  }
+  auto fields = TemplateValue::list();
+  for (const auto& field : monitoring::dcgm_exporter_fields()) {
+    TemplateValue entry;
+    entry["name"] = std::string(field.name);
+    entry["type"] = std::string(field.type);
+    entry["help"] = std::string(field.help);
+    fields.push_back(std::move(entry));
+  }
+  value["dcgm_fields"] = std::move(fields);
+}
+
 TemplateValue monitoring_value(const Inventory& inventory) {
   const MonitoringSettings& monitoring = inventory.cluster.monitoring;
   TemplateValue value;
@@ -360,6 +434,7 @@ TemplateValue monitoring_value(const Inventory& inventory) {
   value["node_exporter"] = monitoring.node_exporter;
   value["dcgm_exporter_port"] = monitoring.dcgm_exporter_port;
   value["node_exporter_port"] = monitoring.node_exporter_port;
+  value["grafana_port"] = monitoring.grafana_port;
   auto node_targets = TemplateValue::list();
   auto dcgm_targets = TemplateValue::list();
   for (const auto& node : inventory.nodes) {
@@ -369,6 +444,7 @@ TemplateValue monitoring_value(const Inventory& inventory) {
   }
   value["node_exporter_targets"] = std::move(node_targets);
   value["dcgm_exporter_targets"] = std::move(dcgm_targets);
+  set_alerting(value, inventory);
   return value;
 }
 

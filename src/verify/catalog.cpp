@@ -34,6 +34,7 @@ std::string_view to_string(NodeRunner runner) {
     case NodeRunner::dcgm_diag: return "DCGM diagnostic";
     case NodeRunner::nccl_nodes: return "NCCL all-reduce across nodes (srun)";
     case NodeRunner::slurm_job: return "a Slurm job on the node (srun)";
+    case NodeRunner::exporter_scrape: return "a GET of each exporter's /metrics on the node";
   }
   return "none";
 }

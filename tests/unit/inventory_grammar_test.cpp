@@ -63,6 +63,22 @@ const std::vector<FieldCase> k_fields{
     {"label name", "role", "cluster: {name: c}\nhosts:\n  a1: {labels: {@@: x}}\n"},
     {"label value", "train", "cluster: {name: c}\nhosts:\n  a1: {labels: {role: @@}}\n", true},
     {"slurm label value", "hopper", "cluster: {name: c}\nhosts:\n  a1: {labels: {slurm.Features: @@}}\n", false, true},
+    // Alertmanager's receivers and Grafana's repository: values of alertmanager.yml, apt lines, curl.
+    {"alertmanager.webhook.url", "https://relay.example.com/gpu",
+     "cluster:\n  name: c\n  monitoring:\n    prometheus: a1\n    alertmanager:\n      webhook: {url: @@}\nhosts: {a1: }\n"},
+    {"alertmanager.email.to", "gpu-team@example.com",
+     "cluster:\n  name: c\n  monitoring:\n    prometheus: a1\n    alertmanager:\n      email: {to: @@, from: a@example.com, smarthost: 'mail:25'}\nhosts: {a1: }\n"},
+    {"alertmanager.email.from", "alertmanager@example.com",
+     "cluster:\n  name: c\n  monitoring:\n    prometheus: a1\n    alertmanager:\n      email: {from: @@, to: a@example.com, smarthost: 'mail:25'}\nhosts: {a1: }\n"},
+    {"alertmanager.email.smarthost", "smtp.example.com:587",
+     "cluster:\n  name: c\n  monitoring:\n    prometheus: a1\n    alertmanager:\n      email: {smarthost: @@, to: a@example.com, from: b@example.com}\nhosts: {a1: }\n"},
+    {"alertmanager.email.auth_username", "alertmanager",
+     "cluster:\n  name: c\n  monitoring:\n    prometheus: a1\n    alertmanager:\n      email: {auth_username: @@, to: a@example.com, from: b@example.com, smarthost: 'mail:25'}\nhosts: {a1: }\n"},
+    {"alertmanager.slack.channel", "#gpu-alerts", "cluster:\n  name: c\n  monitoring:\n    prometheus: a1\n    alertmanager:\n      slack: {channel: @@}\nhosts: {a1: }\n"},
+    {"grafana.repository.url", "https://apt.grafana.com",
+     "cluster:\n  name: c\n  monitoring:\n    prometheus: a1\n    grafana:\n      repository: {url: @@, key_url: 'https://e.com/k'}\nhosts: {a1: }\n"},
+    {"grafana.repository.key_url", "https://apt.grafana.com/gpg.key",
+     "cluster:\n  name: c\n  monitoring:\n    prometheus: a1\n    grafana:\n      repository: {key_url: @@, url: 'https://e.com/'}\nhosts: {a1: }\n"},
 };
 
 struct Payload {

@@ -3,7 +3,7 @@
 // lower layer, and the planner includes nothing that does I/O (no node, no state, no secret
 // store: api/ hands it secrets through ProgramSources::secret_store). The layers, lowest first (an
 // arrow means "may use"; modules of one layer do not use each other):
-//   core -> util -> yaml -> packages -> inventory -> {template, transport, state} ->
+//   core -> util -> yaml -> {packages, health, monitoring} -> inventory -> {template, transport, state} ->
 //   {playbook, exec} -> facts -> plan -> {apply, verify} -> report -> api -> cli
 #include <gpuctl_build_paths.hpp>
 
@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 
 const std::map<std::string, int>& layers() {
   static const std::map<std::string, int> k_layers{
-      {"core", 0},      {"util", 1},      {"yaml", 2},  {"packages", 3}, {"inventory", 4}, {"template", 5},
+      {"core", 0},      {"util", 1},      {"yaml", 2},  {"packages", 3}, {"health", 3}, {"monitoring", 3}, {"inventory", 4}, {"template", 5},
       {"transport", 5}, {"state", 5},     {"playbook", 6}, {"exec", 6}, {"facts", 7},     {"plan", 8},
       {"apply", 9},     {"verify", 9},    {"report", 10}, {"api", 11}, {"cli", 12},
   };

@@ -42,7 +42,9 @@ TEST(ProgramFiles, GpuNodeGetsDriverRepositoryNcclMungeAndSlurmFiles) {
                                       "/etc/apt/preferences.d/gpuctl-cuda.pref",
                                       "/etc/modules-load.d/nvidia-peermem.conf", "/etc/nccl.conf",
                                       "/etc/munge/munge.key", "/etc/slurm/slurm.conf", "/etc/slurm/gres.conf",
-                                      "/etc/slurm/cgroup.conf", "/etc/default/prometheus-node-exporter"}));
+                                      "/etc/slurm/cgroup.conf", "/etc/dcgm-exporter/gpuctl-counters.csv",
+                                      "/etc/systemd/system/nvidia-dcgm-exporter.service.d/gpuctl.conf",
+                                      "/etc/default/prometheus-node-exporter"}));
 }
 
 TEST(ProgramFiles, NodeExporterOptionsOnlyWhereTheExporterRuns) {
@@ -54,8 +56,10 @@ TEST(ProgramFiles, NodeExporterOptionsOnlyWhereTheExporterRuns) {
 TEST(ProgramFiles, HeadNodeGetsSlurmAndPrometheusFilesButNoGpuFiles) {
   EXPECT_EQ(paths_for(example_inventory(), "head01"),
             (std::vector<std::string>{"/etc/munge/munge.key", "/etc/slurm/slurm.conf", "/etc/slurm/gres.conf",
-                                      "/etc/slurm/cgroup.conf", "/etc/prometheus/prometheus.yml",
-                                      "/etc/prometheus/gpu-alerts.yml", "/etc/prometheus/gpuctl-grafana-dashboard.json"}));
+                                      "/etc/slurm/cgroup.conf", "/etc/default/prometheus-node-exporter",
+                                      "/etc/default/prometheus", "/etc/prometheus/prometheus.yml",
+                                      "/etc/prometheus/gpu-alerts.yml", "/etc/prometheus/gpuctl-grafana-dashboard.json",
+                                      "/etc/default/prometheus-alertmanager", "/etc/prometheus/alertmanager.yml"}));
 }
 
 TEST(ProgramFiles, SecretsAreMaskedNeverGenerated) {
@@ -75,10 +79,13 @@ TEST(ProgramFiles, SecretsAreMaskedNeverGenerated) {
 TEST(ProgramFiles, NoSlurmFilesWhenSlurmIsNotConfigured) {
   Inventory inventory = example_inventory();
   inventory.cluster.slurm = SlurmSettings{};
-  EXPECT_EQ(paths_for(inventory, "gpu01").size(), 6u);  // GPU, repository, nvidia-peermem, NCCL, node-exporter files
+  // GPU, repository, nvidia-peermem, NCCL, dcgm-exporter and node-exporter files
+  EXPECT_EQ(paths_for(inventory, "gpu01").size(), 8u);
   EXPECT_EQ(paths_for(inventory, "head01"),
-            (std::vector<std::string>{"/etc/prometheus/prometheus.yml", "/etc/prometheus/gpu-alerts.yml",
-                                      "/etc/prometheus/gpuctl-grafana-dashboard.json"}));
+            (std::vector<std::string>{"/etc/default/prometheus-node-exporter", "/etc/default/prometheus",
+                                      "/etc/prometheus/prometheus.yml", "/etc/prometheus/gpu-alerts.yml",
+                                      "/etc/prometheus/gpuctl-grafana-dashboard.json",
+                                      "/etc/default/prometheus-alertmanager", "/etc/prometheus/alertmanager.yml"}));
 }
 
 TEST(ProgramFiles, NoAptFilesOnNonDebianFamilies) {
@@ -87,10 +94,12 @@ TEST(ProgramFiles, NoAptFilesOnNonDebianFamilies) {
   for (const auto& path : paths_for(inventory, "gpu01")) EXPECT_FALSE(path.starts_with("/etc/apt/")) << path;
 }
 
-TEST(ProgramFiles, NodeWithoutGpusAndRolesGetsNothing) {
+TEST(ProgramFiles, NodeWithoutGpusAndRolesGetsOnlyItsNodeExporter) {
   Inventory inventory = example_inventory();
   inventory.cluster.monitoring.prometheus.clear();
   inventory.cluster.slurm.controller = "gpu01";
+  EXPECT_EQ(paths_for(inventory, "head01"), (std::vector<std::string>{"/etc/default/prometheus-node-exporter"}));
+  inventory.cluster.monitoring.node_exporter = false;
   EXPECT_TRUE(paths_for(inventory, "head01").empty());
 }
 

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -126,6 +127,51 @@ TEST(ProgramSecrets, AMissingProviderIsAnError) {
     EXPECT_EQ(program.error().code, ErrorCode::internal);
     EXPECT_NE(program.error().message.find("munge.key"), std::string::npos) << program.error().message;
   }
+}
+
+
+// A receiver's token is the admin's: never generated, in any mode; missing, the program fails
+// with the store's path and how to put it there, before any node is touched.
+TEST(ProgramSecrets, AnAdminsSecretIsNeverGeneratedAndItsAbsenceSaysWhereToPutIt) {
+  auto inventory = testing::example_inventory();
+  inventory.cluster.monitoring.webhook.declared = true;
+  inventory.cluster.monitoring.webhook.url = "https://relay.example.com/gpu";
+  inventory.cluster.monitoring.webhook.bearer_token = true;
+  const auto head = [&](SecretProvider provider, SecretMode mode) {
+    ProgramSources sources;
+    sources.templates_dir = testing::k_shipped_templates_dir;
+    sources.secret_store = std::move(provider);
+    sources.secret_store.directory = "/var/lib/gpuctl/secrets/c";
+    sources.secrets = mode;
+    return resolve_program(inventory, *inventory.find_node("head01"), testing::shipped_playbooks(), sources);
+  };
+  for (const auto mode : {SecretMode::load_or_create, SecretMode::load_only}) {
+    FakeSecrets secrets;
+    const auto missing = head(secrets.provider(), mode);
+    ASSERT_FALSE(missing);
+    EXPECT_NE(missing.error().message.find("secret 'alertmanager-webhook-token' is not in the secret store /var/lib/gpuctl/secrets/c"),
+              std::string::npos)
+        << missing.error().to_string();
+    EXPECT_NE(missing.error().hint.find("install -m 0600 /dev/stdin /var/lib/gpuctl/secrets/c/alertmanager-webhook-token"),
+              std::string::npos);
+    EXPECT_EQ(std::ranges::count(secrets.created, "alertmanager-webhook-token"), 0);
+  }
+  FakeSecrets secrets;
+  secrets.kept["alertmanager-webhook-token"] = "s3cr3t";
+  const auto program = head(secrets.provider(), SecretMode::load_or_create);
+  ASSERT_TRUE(program) << program.error().to_string();
+  bool found = false;
+  for (const auto& step : program->steps)
+    for (const auto& resolved : step.resources)
+      if (resolved.resource.file.path == "/etc/prometheus/alertmanager-secrets/webhook-token") {
+        found = true;
+        EXPECT_TRUE(resolved.secret);
+        EXPECT_EQ(resolved.content, "s3cr3t");
+        EXPECT_EQ(resolved.resource.file.group, "prometheus");
+        EXPECT_EQ(resolved.resource.file.mode, 0640u);
+      }
+  EXPECT_TRUE(found);
+  EXPECT_EQ(std::ranges::count(secrets.created, "alertmanager-webhook-token"), 0);
 }
 
 }  // namespace

@@ -101,7 +101,9 @@ TEST(NodeVariables, ClusterNamesAgreeWithTheTemplateContext) {
   flatten_scalars(build_cluster_context(inventory), "", view);
   const auto v = node_variables(inventory, inventory.nodes[1]);
   const std::set<std::string> playbook_only{"nvidia.cuda_dashed", "is_gpu_node", "is_slurm_controller",
-                                            "is_prometheus", "gpu.model", "gpu.count"};
+                                            "is_prometheus", "gpu.model", "gpu.count",
+                                            "monitoring.alertmanager.webhook.bearer_token",
+                                            "monitoring.alertmanager.email.auth"};
   for (const auto& [name, value] : v) {
     if (name.starts_with("node.") || name.starts_with("labels.") || playbook_only.contains(name)) continue;
     const auto it = view.find(name);

@@ -6,6 +6,7 @@
 #include <gpuctl_build_paths.hpp>
 
 #include "dcgm_test_documents.hpp"
+#include "exporter_pages.hpp"
 #include "nvlink_test_state.hpp"
 #include "program_builder.hpp"
 #include "template_test_inventory.hpp"
@@ -26,6 +27,7 @@ GpuInfo healthy_gpu(int index) {
   gpu.index = index;
   gpu.name = "NVIDIA H100 80GB HBM3";
   gpu.serial = "SN" + std::to_string(1000 + index);
+  gpu.uuid = "GPU-0000000" + std::to_string(index);
   gpu.persistence_mode = true;
   gpu.ecc_enabled = true;
   gpu.ecc_volatile_uncorrected = 0;
@@ -51,7 +53,7 @@ class Checks : public ::testing::Test {
     state.packages["nvidia-open"] = ObservedPackage{true, "550.127.08-1", true};
     state.packages["nvidia-fabricmanager-550"] = ObservedPackage{true, "550.127.08-1", true};
     for (const char* service : {"slurmd", "slurmctld", "prometheus", "nvidia-dcgm-exporter", "prometheus-node-exporter",
-                                "nvidia-fabricmanager"})
+                                "nvidia-fabricmanager", "prometheus-alertmanager", "grafana-server"})
       state.services[service] = ObservedService{true, true, true};
     state.slurm_node = ObservedSlurmNode{true, 0, slurm_capture("scontrol-node-idle.txt")};
   }
@@ -89,7 +91,7 @@ TEST_F(Checks, EveryKnownCheckPassesOnAHealthyNode) {
   state.packages["libnccl2"] = ObservedPackage{true, "2.21.5-1+cuda12.4", true};
   std::vector<std::string> names;
   for (const auto& info : known_checks()) names.push_back(info.name);
-  EXPECT_EQ(names.size(), 33u);
+  EXPECT_EQ(names.size(), 36u);
   // The checks that are skipped unless declared: declared, on a healthy 8-GPU board.
   node.gpu.max_temperature_c = 85;
   std::vector<GpuClockEvents> clocks;
@@ -125,8 +127,10 @@ TEST_F(Checks, EveryKnownCheckPassesOnAHealthyNode) {
   const ObservedDcgmDiag dcgm_run{1, "dcgmi diag -r 1 -j", 0, testing::dcgm4_document_around_test("Hardware"), {}};
   // verify --slurm-job's job, given every GPU of the node (no device isolation in this program).
   const ObservedSlurmJob job{"srun", 0, "CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7\nnvidia-smi rc=0\n", "", ""};
+  // Both exporters' pages with every field the alert rules read, for every GPU.
+  const auto scrapes = testing::scrapes_of(inventory, node, testing::full_dcgm_page(gpus()), testing::node_exporter_page());
   const auto results = run_checks(
-      names, CheckInput{inventory, node, fixture.program, state, nccl_run ? &*nccl_run : nullptr, &dcgm_run, &job});
+      names, CheckInput{inventory, node, fixture.program, state, nccl_run ? &*nccl_run : nullptr, &dcgm_run, &job, &scrapes});
   ASSERT_EQ(results.size(), names.size());
   for (const auto& r : results) EXPECT_EQ(r.status, CheckStatus::pass) << r.name << ": " << r.detail << r.observed;
 }
@@ -150,7 +154,9 @@ TEST_F(Checks, EveryKnownCheckFailsOrErrorsOnABrokenNodeAndCitesItsSource) {
   std::vector<std::string> names;
   for (const auto& info : known_checks()) names.push_back(info.name);
   const ObservedSlurmJob job{"srun", 1, "", "srun: error: Unable to contact slurm controller (connect failure)\n", ""};
-  const auto results = run_checks(names, CheckInput{inventory, node, fixture.program, state, &nccl, &dcgm, &job});
+  auto scrapes = testing::scrapes_of(inventory, node, "", "");
+  for (auto& scrape : scrapes.scrapes) scrape.exit_code = 7;  // nothing listens
+  const auto results = run_checks(names, CheckInput{inventory, node, fixture.program, state, &nccl, &dcgm, &job, &scrapes});
   ASSERT_EQ(results.size(), names.size());
   for (const auto& r : results) {
     EXPECT_TRUE(r.status == CheckStatus::fail || r.status == CheckStatus::error)

@@ -143,12 +143,51 @@ struct SlurmSettings {
   std::int64_t memory_reserve_mib = 0;
 };
 
+// Where Alertmanager sends the alerts of one severity (docs/monitoring.md). Each kind of
+// receiver is declared at most once; its secret, when it has one, is the admin's, kept in the
+// secret store under a fixed name and read by Alertmanager from a file (never in a plan).
+struct AlertRoute {
+  bool declared = false;
+  std::string severity = "all";       // critical | warning | all
+};
+struct WebhookReceiver : AlertRoute {
+  std::string url;                    // no credentials in it: those are the bearer token
+  bool bearer_token = false;          // secret alertmanager-webhook-token as `Authorization: Bearer`
+};
+struct EmailReceiver : AlertRoute {
+  std::string to, from;
+  std::string smarthost;              // host:port
+  std::string auth_username;          // set: the password is secret alertmanager-smtp-password
+  bool require_tls = true;
+};
+struct SlackReceiver : AlertRoute {
+  std::string channel;                // #channel or @user; the webhook URL is secret alertmanager-slack-api-url
+};
+
+// Grafana from Grafana's own apt repository (or its mirror); absent: the dashboard is still
+// rendered, for import by hand.
+struct GrafanaSettings {
+  std::string url;                    // e.g. https://apt.grafana.com (suite stable, component main)
+  std::string key_url;                // its signing key, or
+  std::string key_file;               // a local copy of it
+  bool declared() const { return !url.empty(); }
+};
+
 struct MonitoringSettings {
-  std::string prometheus;             // node name running Prometheus; empty: none
+  std::string prometheus;             // node name running Prometheus and Alertmanager; empty: none
   bool dcgm_exporter = true;
   bool node_exporter = true;
   int dcgm_exporter_port = 9400;
   int node_exporter_port = 9100;
+  int prometheus_port = 9090;
+  int alertmanager_port = 9093;
+  int grafana_port = 3000;
+  // The gpuctl-verify timer's period: GpuctlVerifyStale fires after twice it without a run.
+  int verify_interval_seconds = 3600;
+  WebhookReceiver webhook;
+  EmailReceiver email;
+  SlackReceiver slack;
+  GrafanaSettings grafana;
 };
 
 struct ClusterSettings {

@@ -62,6 +62,8 @@ struct SecretProvider {
   // SecretMode::load_only: the secret `name` as kept, or an empty optional when there is none
   // yet; creates nothing.
   std::function<Result<std::optional<std::string>>(const std::string& name)> load;
+  // Where the secrets are, for the message that asks the admin to provide one (generate: false).
+  std::string directory{};
 };
 
 struct ProgramSources {

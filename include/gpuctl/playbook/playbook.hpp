@@ -22,6 +22,9 @@ struct FileResource {
   std::string template_name;   // "nccl.conf.mustache"
   std::string source;          // local path on the control host
   std::string secret;          // name in the secret store, e.g. "munge.key"
+  // false: the admin's secret (a receiver's token), never generated; a run without it in the
+  // store stops with where to put it.
+  bool generate_secret = true;
   std::uint32_t mode = 0644;
   std::string owner = "root";
   std::string group = "root";

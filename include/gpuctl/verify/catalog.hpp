@@ -25,6 +25,7 @@ enum class NodeRunner {
   dcgm_diag,        // `dcgmi diag -r LEVEL` (gpu.dcgm_diag, or replace-gpu's request)
   nccl_nodes,       // an all-reduce across nodes through Slurm (verify --nccl-nodes); added by verify
   slurm_job,        // a short job through Slurm on the node (verify --slurm-job)
+  exporter_scrape,  // one GET of each exporter's /metrics from the node (verify/exporter_scrape.hpp)
 };
 std::string_view to_string(NodeRunner runner);
 

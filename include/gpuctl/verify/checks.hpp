@@ -14,7 +14,8 @@
 
 namespace gpuctl {
 
-struct ObservedSlurmJob;  // verify/slurm_job.hpp
+struct ObservedSlurmJob;        // verify/slurm_job.hpp
+struct ObservedExporterScrapes;  // verify/exporter_scrape.hpp
 
 enum class CheckStatus { pass, fail, error, skipped };
 std::string_view to_string(CheckStatus status);
@@ -46,6 +47,8 @@ struct CheckInput {
   const ObservedDcgmDiag* dcgm_diag = nullptr;
   // What verify --slurm-job's job printed; null when it did not run (verify/slurm_job.hpp).
   const ObservedSlurmJob* slurm_job = nullptr;
+  // The exporters' /metrics as verify read them on the node; null when not read (plan never does).
+  const ObservedExporterScrapes* exporter_scrapes = nullptr;
 };
 
 // The checks gpuctl knows, in display order, with one-line descriptions.

@@ -1,8 +1,11 @@
-#include "xid_catalog.hpp"
+// NVIDIA's Xid catalogue as gpuctl acts on it (include/gpuctl/health/xid_catalog.hpp).
+#include <gpuctl/health/xid_catalog.hpp>
 
+#include <algorithm>
 #include <array>
+#include <vector>
 
-namespace gpuctl::verify_detail {
+namespace gpuctl::health {
 namespace {
 
 struct Entry {
@@ -50,4 +53,12 @@ XidAction xid_action(int code) {
           "look the code up in NVIDIA's Xid catalogue (docs.nvidia.com/deploy/xid-errors); drain the node until then"};
 }
 
-}  // namespace gpuctl::verify_detail
+std::vector<int> application_xid_codes() {
+  std::vector<int> codes;
+  for (const auto& entry : k_catalog)
+    if (entry.action.scope == XidScope::application) codes.push_back(entry.code);
+  std::ranges::sort(codes);
+  return codes;
+}
+
+}  // namespace gpuctl::health

@@ -1,0 +1,31 @@
+#pragma once
+// What an admin does about an Xid: gpuctl's health policy for Xids (verify judges by it, the
+// alert rules are rendered from it). Pure. The actions follow NVIDIA's Xid
+// catalogue for Ampere and later ("Resolution Bucket (Immediate Action)":
+// https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html) and the dynamic page
+// retirement / row remapping guides for 48/63/64; docs/verify.md lists the table.
+
+#include <string_view>
+#include <vector>
+
+namespace gpuctl::health {
+
+enum class XidScope {
+  application,  // the job's fault or a contained error: restart the application, the node is fine
+  gpu,          // the GPU needs attention (reset, reboot, service): the node is not fit for jobs
+  unknown,      // not in gpuctl's table: treated as the GPU's until someone looks it up
+};
+
+struct XidAction {
+  XidScope scope = XidScope::unknown;
+  std::string_view meaning;  // "GPU has fallen off the bus"
+  std::string_view action;   // what to do: "drain the node and reboot it; ..."
+};
+
+XidAction xid_action(int code);
+
+// The codes the catalogue leaves to the application (restart the job; the node is fine),
+// ascending. Every other code, known or not, needs the GPU or the node looked after.
+std::vector<int> application_xid_codes();
+
+}  // namespace gpuctl::health
