@@ -103,7 +103,8 @@ ordered_json fabric_json(const std::vector<GpuFabric>& gpus) {
 ordered_json xid_events_json(const std::vector<XidEvent>& events) {
   auto list = ordered_json::array();
   for (const auto& event : events)
-    list.push_back(ordered_json{{"pci", event.pci}, {"code", event.code}, {"message", event.message}});
+    list.push_back(ordered_json{{"pci", event.pci}, {"code", event.code}, {"message", event.message},
+                                {"nvswitch", event.nvswitch}, {"fatal", optional_json(event.fatal)}});
   return list;
 }
 
@@ -179,6 +180,9 @@ ordered_json node_json(const NodeFacts& facts) {
   j["clock_events"] = fact_json(facts.clock_events, clock_events_json);
   j["fabric"] = fact_json(facts.fabric, fabric_json);
   j["xid_events"] = fact_json(facts.xid_events, xid_events_json);
+  j["peermem_kernel_errors"] = fact_json(facts.peermem_kernel_errors, [](const std::vector<std::string>& lines) {
+    return ordered_json(lines);
+  });
   j["infiniband"] = fact_json(facts.infiniband, [](const std::vector<InfinibandPort>& ports) {
     auto list = ordered_json::array();
     for (const auto& p : ports)

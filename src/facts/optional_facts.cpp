@@ -67,21 +67,24 @@ const FactRegistration k_fabric{{
     },
 }};
 
+// One read of the kernel log for two facts: the Xids/SXids and the peer-memory module's errors.
+template <typename T, typename Parse>
+Fact<T> kernel_log_fact(const Probes& probes, Parse parse) {
+  if (auto failure = probe_failure(probes, "kernel_xids", "dmesg")) return Fact<T>::absent(std::move(*failure));
+  auto value = parse(probes.at("kernel_xids").out);
+  if (value) return Fact<T>::of(std::move(*value));
+  // dmesg's own refusal ("read kernel buffer failed: Operation not permitted") says it best.
+  return Fact<T>::absent(value.error().message + " (reading the kernel log needs root: connection.become)");
+}
+
 const FactRegistration k_kernel_xids{{
     .probe = "kernel_xids",
-    .command = "dmesg | grep 'NVRM: Xid'",
+    .command = "dmesg | grep -e 'NVRM: Xid' -e 'SXid (' -e 'nvidia_peermem: ' -e 'nv_peer_mem: '",
     .group = FactGroup::builtin,
     .shell = [] { return probe_shell("kernel_xids"); },
     .fill = [](NodeFacts& facts, const Probes& probes) {
-      if (auto failure = probe_failure(probes, "kernel_xids", "dmesg")) {
-        facts.xid_events = Fact<std::vector<XidEvent>>::absent(std::move(*failure));
-      } else if (auto events = parse_kernel_xids(probes.at("kernel_xids").out)) {
-        facts.xid_events = Fact<std::vector<XidEvent>>::of(std::move(*events));
-      } else {
-        // dmesg's own refusal ("read kernel buffer failed: Operation not permitted") says it best.
-        facts.xid_events = Fact<std::vector<XidEvent>>::absent(events.error().message +
-                                                               " (reading the kernel log needs root: connection.become)");
-      }
+      facts.xid_events = kernel_log_fact<std::vector<XidEvent>>(probes, parse_kernel_xids);
+      facts.peermem_kernel_errors = kernel_log_fact<std::vector<std::string>>(probes, parse_peermem_kernel_errors);
     },
 }};
 

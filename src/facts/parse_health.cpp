@@ -1,5 +1,5 @@
 // Parsers of verify's health probes: why the clocks are held down, the NVSwitch fabric's
-// registration, and the driver's Xid lines in the kernel log. Pure.
+// registration and health, and the kernel log's Xid, SXid and peer-memory lines. Pure.
 #include "parse_util.hpp"
 
 #include <gpuctl/facts/parsers.hpp>
@@ -81,6 +81,82 @@ Result<std::vector<GpuFabric>> parse_fabric(std::string_view text) {
   return gpus;
 }
 
+namespace {
+
+constexpr std::string_view k_peermem_modules[] = {"nvidia_peermem: ", "nv_peer_mem: "};
+
+// "nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 20034, Fatal, Link 63 ...": the NVSwitch driver's
+// format (nvswitch's NVSWITCH_PRINT_SXID: "SXid (PCI:%s): %05d, " then the event's words).
+// Nullopt for the event's follow-up lines ("Severity 1 ...", "Data {...}"); error: no code.
+Result<std::optional<XidEvent>> parse_sxid_line(std::string_view line, std::size_t at) {
+  auto rest = line.substr(at + 6);
+  const auto close = rest.find("): ");
+  if (close == std::string_view::npos) return std::unexpected(malformed("dmesg SXid line", line));
+  XidEvent event;
+  event.nvswitch = true;
+  auto pci = rest.substr(0, close);
+  if (pci.starts_with("PCI:")) pci.remove_prefix(4);
+  event.pci = std::string(pci);
+  rest.remove_prefix(close + 3);
+  const auto comma = rest.find(',');
+  const auto code = detail::to_int(util::trim(rest.substr(0, comma)));
+  if (!code || *code < 0 || comma == std::string_view::npos) return std::unexpected(malformed("dmesg SXid line", line));
+  event.code = static_cast<int>(*code);
+  rest.remove_prefix(comma + 1);
+  const auto next = rest.find(',');
+  const auto severity = util::trim(rest.substr(0, next));
+  if (severity == "Fatal") event.fatal = true;
+  else if (severity == "Non-fatal") event.fatal = false;
+  else return std::optional<XidEvent>();
+  if (next != std::string_view::npos) event.message = std::string(util::trim(rest.substr(next + 1)));
+  return std::optional<XidEvent>(std::move(event));
+}
+
+bool is_peermem_line(std::string_view line) {
+  for (const auto module : k_peermem_modules)
+    if (line.find(module) != std::string_view::npos) return true;
+  return false;
+}
+
+// The probe's rc line, or why the read is no answer.
+Result<void> dmesg_answered(std::optional<int> rc, const std::vector<std::string>& complaints) {
+  if (!rc) return std::unexpected(Error{ErrorCode::parse, "dmesg: the kernel-log probe was cut short", {}, {}});
+  if (*rc != 0)
+    return std::unexpected(Error{ErrorCode::parse,
+                                 complaints.empty() ? fmt::format("dmesg exited {}", *rc)
+                                                    : fmt::format("dmesg exited {}: {}", *rc, complaints.front()),
+                                 {}, {}});
+  return {};
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> parse_peermem_kernel_errors(std::string_view text) {
+  std::vector<std::string> lines;
+  std::optional<int> rc;
+  std::vector<std::string> complaints;
+  for (const auto& line : util::split_lines(text)) {
+    if (line.starts_with("@@dmesg-rc ")) {
+      rc = static_cast<int>(detail::to_int(util::trim(line.substr(11))).value_or(-1));
+      continue;
+    }
+    std::size_t at = std::string::npos;
+    for (const auto module : k_peermem_modules)
+      if (at == std::string::npos) at = line.find(module);
+    if (at == std::string::npos) {
+      if (line.find("NVRM: ") == std::string::npos && line.find("SXid") == std::string::npos && !util::trim(line).empty())
+        complaints.push_back(std::string(util::trim(line)));
+      continue;
+    }
+    const std::string_view text_line = std::string_view(line).substr(at);
+    if (text_line.find("disagrees about version of symbol") != std::string_view::npos ||
+        text_line.find("Unknown symbol") != std::string_view::npos)
+      lines.emplace_back(util::trim(text_line));
+  }
+  if (auto answered = dmesg_answered(rc, complaints); !answered) return std::unexpected(answered.error());
+  return lines;
+}
+
 Result<std::vector<XidEvent>> parse_kernel_xids(std::string_view text) {
   std::vector<XidEvent> events;
   std::optional<int> rc;
@@ -92,9 +168,15 @@ Result<std::vector<XidEvent>> parse_kernel_xids(std::string_view text) {
       rc = static_cast<int>(*value);
       continue;
     }
+    if (const auto sxid = line.find("SXid ("); sxid != std::string::npos && line.find("NVRM: Xid (") == std::string::npos) {
+      auto event = parse_sxid_line(line, sxid);
+      if (!event) return std::unexpected(event.error());
+      if (*event) events.push_back(std::move(**event));
+      continue;
+    }
     const auto at = line.find("NVRM: Xid (");
     if (at == std::string::npos) {
-      if (!util::trim(line).empty()) complaints.push_back(std::string(util::trim(line)));
+      if (!util::trim(line).empty() && !is_peermem_line(line)) complaints.push_back(std::string(util::trim(line)));
       continue;
     }
     // "NVRM: Xid (PCI:0000:b3:00): 79, pid=..., message" (older drivers: "Xid (0000:03:00): 14, ...").
@@ -113,12 +195,7 @@ Result<std::vector<XidEvent>> parse_kernel_xids(std::string_view text) {
     if (comma != std::string_view::npos) event.message = std::string(util::trim(rest.substr(comma + 1)));
     events.push_back(std::move(event));
   }
-  if (!rc) return std::unexpected(Error{ErrorCode::parse, "dmesg: the kernel-log probe was cut short", {}, {}});
-  if (*rc != 0)
-    return std::unexpected(Error{ErrorCode::parse,
-                                 complaints.empty() ? fmt::format("dmesg exited {}", *rc)
-                                                    : fmt::format("dmesg exited {}: {}", *rc, complaints.front()),
-                                 {}, {}});
+  if (auto answered = dmesg_answered(rc, complaints); !answered) return std::unexpected(answered.error());
   return events;
 }
 

@@ -378,10 +378,19 @@ void set_alerting(TemplateValue& value, const Inventory& inventory) {
   }
   value["verify_stale_seconds"] = std::to_string(2 * monitoring.verify_interval_seconds);
   value["verify_interval_seconds"] = std::to_string(monitoring.verify_interval_seconds);
-  // The application's Xids (restart the job); every other code is the GPU's or the node's.
-  std::vector<std::string> terms;
-  for (const int code : health::application_xid_codes()) terms.push_back(fmt::format("DCGM_FI_DEV_XID_ERRORS == {}", code));
-  value["xid_application_expr"] = util::join(terms, " or ");
+  // The application's Xids (restart the job) warn; the catalogue's IGNORE codes need nothing;
+  // every other code, known or not, is the GPU's or the node's.
+  const auto matching = [](std::vector<int> codes) {
+    std::ranges::sort(codes);
+    std::vector<std::string> terms;
+    for (const int code : codes) terms.push_back(fmt::format("DCGM_FI_DEV_XID_ERRORS == {}", code));
+    return util::join(terms, " or ");
+  };
+  auto no_action = health::xid_codes(health::XidScope::application);
+  const auto informational = health::xid_codes(health::XidScope::informational);
+  value["xid_application_expr"] = matching(no_action);
+  no_action.insert(no_action.end(), informational.begin(), informational.end());
+  value["xid_no_action_expr"] = matching(no_action);
   TemplateValue alertmanager;
   alertmanager["has_receivers"] = monitoring.webhook.declared || monitoring.email.declared || monitoring.slack.declared;
   alertmanager["webhook"] = false;

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <map>
+#include <optional>
+#include <tuple>
 
 namespace gpuctl::verify_detail {
 
@@ -116,15 +118,45 @@ CheckResult check_xid_events(const CheckInput& in) {
   // Counted per (code, GPU), in first-seen order: a storm of one Xid is one line.
   std::vector<std::pair<int, std::string>> order;
   std::map<std::pair<int, std::string>, int> counts;
-  for (const auto& event : *events.value)
-    if (counts[{event.code, event.pci}]++ == 0) order.emplace_back(event.code, event.pci);
+  // NVSwitch SXids apart (their codes are another namespace), per (code, switch, severity).
+  std::vector<const XidEvent*> sxid_order;
+  std::map<std::tuple<int, std::string, bool>, int> sxid_counts;
+  for (const auto& event : *events.value) {
+    if (event.nvswitch) {
+      if (sxid_counts[{event.code, event.pci, event.fatal.value_or(true)}]++ == 0) sxid_order.push_back(&event);
+    } else if (counts[{event.code, event.pci}]++ == 0) {
+      order.emplace_back(event.code, event.pci);
+    }
+  }
   std::vector<std::string> serious, benign, actions;
+  bool informational = false;
+  // A fatal SXid stalls the NVLink traffic through that switch (the fabric manager user guide,
+  // "Fatal NVSwitch SXid Errors"): the GPUs and NVSwitches need a reset. Non-fatal ones are listed.
+  for (const auto* event : sxid_order) {
+    const bool fatal = event->fatal.value_or(true);
+    const auto count = sxid_counts[{event->code, event->pci, fatal}];
+    const auto text = fmt::format("SXid {} on NVSwitch {}{} ({}{}{})", event->code, event->pci,
+                                  count > 1 ? fmt::format(" x{}", count) : "", fatal ? "fatal" : "non-fatal",
+                                  event->message.empty() ? "" : ": ", event->message);
+    if (!fatal) {
+      benign.push_back(text);
+      informational = true;
+      continue;
+    }
+    serious.push_back(text);
+    const std::string hint =
+        "fatal SXid: drain the node and reset the GPUs and NVSwitches (stop the fabric manager, nvidia-smi -r, start it; "
+        "or reboot), then run gpuctl verify; the same switch again: contact support";
+    if (std::ranges::find(actions, hint) == actions.end()) actions.push_back(hint);
+  }
   for (const auto& key : order) {
     const auto action = xid_action(key.first);
     const auto count = counts[key];
     const auto text = fmt::format("Xid {} on {}{} ({})", key.first, key.second, count > 1 ? fmt::format(" x{}", count) : "",
                                   action.meaning);
-    if (action.scope == XidScope::application) {
+    // The catalogue's RESTART_APP and IGNORE: the node is fine, the Xid is listed.
+    if (action.scope == XidScope::application || action.scope == XidScope::informational) {
+      informational = informational || action.scope == XidScope::informational;
       benign.push_back(text);
       continue;
     }
@@ -136,7 +168,9 @@ CheckResult check_xid_events(const CheckInput& in) {
   if (!serious.empty())
     return failed(util::join(serious, "; ") + (benign.empty() ? "" : "; also " + util::join(benign, "; ")), expected,
                   util::join(actions, "; "));
-  if (!benign.empty()) return pass(util::join(benign, "; ") + " (application-side)", expected);
+  if (!benign.empty())
+    return pass(util::join(benign, "; ") + (informational ? " (application-side or informational)" : " (application-side)"),
+                expected);
   return pass("none since boot", expected);
 }
 
@@ -160,7 +194,7 @@ const CheckRegistration k_temperature{{
 
 const CheckRegistration k_xids{{
     .name = "xid_events",
-    .description = "no Xid since boot that needs the GPU looked at (application-side Xids are listed)",
+    .description = "no Xid since boot that needs the GPU looked at, no fatal NVSwitch SXid (the others are listed)",
     .section = CheckSection::health,
     .facts = {"kernel_xids"},
     .judge = check_xid_events,

@@ -128,9 +128,31 @@ CheckResult check_nvidia_peermem(const CheckInput& in) {
   const auto& modules = in.state.facts.loaded_modules;
   if (!modules.present()) return cannot_run(absent_reason(modules, "loaded modules"));
   if (in.state.facts.module_loaded("nvidia_peermem")) return pass("loaded", "loaded");
-  return failed("not loaded", "loaded",
-                "GPUDirect RDMA needs nvidia-peermem (part of the NVIDIA driver): modprobe nvidia-peermem; the rdma "
-                "step of gpu-node.yaml loads it and lists it in /etc/modules-load.d");
+  // Why a modprobe failed is in the kernel log: a module built against another ib_core than the
+  // loaded one ("disagrees about version of symbol"), or an ib_core without the peer-memory API
+  // ("Unknown symbol ib_register_peer_memory_client" alone: the distribution's inbox RDMA stack).
+  const auto& log = in.state.facts.peermem_kernel_errors;
+  const auto said = [&](std::string_view words) -> std::string {
+    if (!log.present()) return {};
+    for (const auto& line : *log.value)
+      if (line.find(words) != std::string::npos) return line;
+    return {};
+  };
+  if (const auto line = said("disagrees about version of symbol"); !line.empty())
+    return failed("not loaded: " + line, "loaded",
+                  "the module was built against another ib_core (MLNX_OFED/DOCA-OFED) than the one loaded, so modprobe "
+                  "refuses it: rebuild it for the running stack (reinstall the NVIDIA driver's DKMS module after the "
+                  "OFED that runs now, or install the OFED it was built against), then modprobe nvidia-peermem");
+  if (const auto line = said("Unknown symbol ib_register_peer_memory_client"); !line.empty())
+    return failed("not loaded: " + line, "loaded",
+                  "the loaded ib_core has no peer-memory API (the distribution's inbox RDMA stack): install MLNX_OFED "
+                  "or DOCA-OFED for this kernel, rebuild nvidia-peermem against it (the NVIDIA driver's DKMS), then "
+                  "modprobe nvidia-peermem");
+  auto result = failed("not loaded", "loaded",
+                       "GPUDirect RDMA needs nvidia-peermem (part of the NVIDIA driver): modprobe nvidia-peermem; the rdma "
+                       "step of gpu-node.yaml loads it and lists it in /etc/modules-load.d");
+  if (!log.present()) result.detail += "; if modprobe fails, its reason is in the kernel log (" + log.absent_reason + ")";
+  return result;
 }
 
 CheckResult check_nccl_ib_hca(const CheckInput& in) {
@@ -181,10 +203,15 @@ const CheckRegistration k_peermem{{
     .name = "nvidia_peermem",
     .description = "nvidia-peermem loaded where ib.gpudirect_rdma is declared (GPUDirect RDMA)",
     .section = CheckSection::network,
-    .facts = {"modules", "infiniband"},
+    .facts = {"modules", "infiniband", "kernel_xids"},
     .judge = check_nvidia_peermem,
-    .cite = [](CheckResult& r, const CheckInput& in) { cite_module_lines(r, in.state.facts, "nvidia_peermem"); },
-    .source = "cat /proc/modules (nvidia_peermem's line)",
+    // The kernel log where it says why the module did not load, else /proc/modules.
+    .cite = [](CheckResult& r, const CheckInput& in) {
+      const auto& log = in.state.facts.peermem_kernel_errors;
+      if (log.present() && !log.value->empty()) cite_probe(r, in.state.facts, "kernel_xids");
+      else cite_module_lines(r, in.state.facts, "nvidia_peermem");
+    },
+    .source = "cat /proc/modules (nvidia_peermem's line); dmesg (its load errors)",
 }};
 
 const CheckRegistration k_ib_hca{{

@@ -164,7 +164,9 @@ TEST_F(HealthChecks, XidsFailWithTheCataloguedActionAndApplicationXidsPass) {
   EXPECT_NE(result.observed.find("Xid 79 on 0000:44:00 (GPU has fallen off the bus)"), std::string::npos) << result.observed;
   EXPECT_NE(result.observed.find("Xid 14 on 0000:03:00 (not in gpuctl's table)"), std::string::npos) << result.observed;
   EXPECT_NE(result.detail.find("Xid 79: drain the node and reboot it"), std::string::npos) << result.detail;
-  EXPECT_NE(result.detail.find("Xid 63: drain the node and reset the GPU"), std::string::npos) << result.detail;
+  // Xid 63 is the catalogue's IGNORE (row_remap judges the remap): listed, no action of its own.
+  EXPECT_NE(result.observed.find("also Xid 63 on 0000:10:1c (row remapping event"), std::string::npos) << result.observed;
+  EXPECT_EQ(result.detail.find("Xid 63:"), std::string::npos) << result.detail;
 
   // A storm of one Xid is one line; application-side Xids alone pass, listed.
   state.facts.xid_events = Fact<std::vector<XidEvent>>::of({{"0000:18:00", 94, "x"}, {"0000:18:00", 94, "y"}, {"0000:2a:00", 13, "z"}});
@@ -174,6 +176,58 @@ TEST_F(HealthChecks, XidsFailWithTheCataloguedActionAndApplicationXidsPass) {
 
   state.facts.xid_events = Fact<std::vector<XidEvent>>::absent("dmesg exited 1: dmesg: read kernel buffer failed: Operation not permitted");
   EXPECT_EQ(run("xid_events").status, CheckStatus::error) << "an unreadable log is never 'no Xid'";
+}
+
+// Xid 109 (context switch timeout) is RESET_GPU in NVIDIA's catalogue, not the application's:
+// gpud's real dmesg with an Xid 13 (application) and an Xid 109 fails, the 109 asking for a reset.
+TEST_F(HealthChecks, Xid109AsksForAGpuReset) {
+  const auto xids = parse_kernel_xids(read_test_data("kernel-log/dmesg-gpud.txt"));
+  ASSERT_TRUE(xids) << xids.error().message;
+  state.facts.xid_events = Fact<std::vector<XidEvent>>::of(*xids);
+  const auto result = run("xid_events");
+  EXPECT_EQ(result.status, CheckStatus::fail);
+  EXPECT_NE(result.observed.find("Xid 109 on 0000:cb:00 (context switch timeout)"), std::string::npos) << result.observed;
+  EXPECT_NE(result.observed.find("also Xid 13 on 0000:cb:00"), std::string::npos) << result.observed;
+  EXPECT_NE(result.detail.find("Xid 109: drain the node, reset the GPU (nvidia-smi -r) or reboot"), std::string::npos)
+      << result.detail;
+}
+
+// Issue #34: NVSwitch SXids are read with their severity (real dmesg: leptonai/gpud's quote of an
+// HGX node, fatal 20034; NVIDIA/nvtrust #124, non-fatal 22013). A fatal SXid alone fails.
+TEST(KernelXidParser, ReadsNvswitchSxidsWithTheirSeverity) {
+  const auto fatal = parse_kernel_xids(read_test_data("kernel-log/dmesg-sxid-fatal.txt"));
+  ASSERT_TRUE(fatal) << fatal.error().message;
+  ASSERT_EQ(fatal->size(), 5u) << "the Xid 79 and the four Fatal lines; Severity/Data lines belong to them";
+  EXPECT_FALSE((*fatal)[0].nvswitch);
+  EXPECT_TRUE((*fatal)[1].nvswitch);
+  EXPECT_EQ((*fatal)[1].pci, "0000:06:00.0");
+  EXPECT_EQ((*fatal)[1].code, 20034);
+  EXPECT_EQ((*fatal)[1].fatal, true);
+  EXPECT_EQ((*fatal)[1].message, "Link 48 LTSSM Fault Up");
+  const auto nonfatal = parse_kernel_xids(read_test_data("kernel-log/dmesg-sxid-nonfatal.txt"));
+  ASSERT_TRUE(nonfatal) << nonfatal.error().message;
+  ASSERT_EQ(nonfatal->size(), 2u);
+  EXPECT_EQ((*nonfatal)[0].fatal, false);
+  EXPECT_EQ((*nonfatal)[0].code, 22013);
+  EXPECT_FALSE(parse_kernel_xids("nvidia-nvswitch0: SXid (PCI:0000:05:00.0): garbled, Fatal\n@@dmesg-rc 0\n"));
+}
+
+TEST_F(HealthChecks, AFatalSxidAloneFailsANonFatalOneIsListed) {
+  auto events = *parse_kernel_xids(read_test_data("kernel-log/dmesg-sxid-fatal.txt"));
+  events.erase(events.begin());  // the SXids alone, without the GPU's Xid 79
+  state.facts.xid_events = Fact<std::vector<XidEvent>>::of(events);
+  const auto r = run("xid_events");
+  EXPECT_EQ(r.status, CheckStatus::fail);
+  EXPECT_NE(r.observed.find("SXid 20034 on NVSwitch 0000:05:00.0 x2 (fatal: Link 63 LTSSM Fault Up)"), std::string::npos)
+      << r.observed;
+  EXPECT_NE(r.detail.find("reset the GPUs and NVSwitches"), std::string::npos) << r.detail;
+
+  state.facts.xid_events = Fact<std::vector<XidEvent>>::of(*parse_kernel_xids(read_test_data("kernel-log/dmesg-sxid-nonfatal.txt")));
+  const auto listed = run("xid_events");
+  EXPECT_EQ(listed.status, CheckStatus::pass) << listed.detail;
+  EXPECT_NE(listed.observed.find("SXid 22013 on NVSwitch 0000:04:00.0 x2 (non-fatal: Link 44 Minion Link DLREQ interrupt)"),
+            std::string::npos)
+      << listed.observed;
 }
 
 // HGX A100 (and HGX-2's V100): the driver reports no fabric registration before Hopper, so the

@@ -365,6 +365,36 @@ TEST_F(IbChecks, PeermemNotLoadedFails) {
   EXPECT_NE(r.detail.find("modprobe nvidia-peermem"), std::string::npos);
 }
 
+// Issue #34: where the kernel log shows the module refused for a symbol version (the real
+// dmesg of NVIDIA/gpu-operator #2868), modprobe cannot help: the hint says rebuild it for the
+// running ib_core/MOFED. An ib_core without the peer-memory API (Mellanox/nv_peer_memory #84)
+// says install MOFED.
+TEST_F(IbChecks, PeermemRefusedForASymbolVersionSaysRebuildNotModprobe) {
+  node.ib = IbSpec{std::nullopt, "", true};
+  state.facts.loaded_modules = Fact<std::vector<std::string>>::of({"nvidia", "mlx5_ib"});
+  const auto lines = facts::parse_peermem_kernel_errors(read_test_data("kernel-log/dmesg-peermem-symbol-version.txt"));
+  ASSERT_TRUE(lines) << lines.error().message;
+  ASSERT_EQ(lines->size(), 8u);
+  EXPECT_EQ(lines->front(), "nvidia_peermem: disagrees about version of symbol ib_register_peer_memory_client");
+  state.facts.peermem_kernel_errors = Fact<std::vector<std::string>>::of(*lines);
+  const auto r = run("nvidia_peermem");
+  EXPECT_EQ(r.status, CheckStatus::fail);
+  EXPECT_EQ(r.observed, "not loaded: nvidia_peermem: disagrees about version of symbol ib_register_peer_memory_client");
+  EXPECT_NE(r.detail.find("built against another ib_core (MLNX_OFED/DOCA-OFED)"), std::string::npos) << r.detail;
+  EXPECT_NE(r.detail.find("DKMS"), std::string::npos) << r.detail;
+  EXPECT_EQ(r.detail.find("modprobe nvidia-peermem;"), std::string::npos) << "no modprobe-first advice: " << r.detail;
+
+  const auto inbox = facts::parse_peermem_kernel_errors(read_test_data("kernel-log/dmesg-peermem-unknown-symbol.txt"));
+  ASSERT_TRUE(inbox) << inbox.error().message;
+  state.facts.peermem_kernel_errors = Fact<std::vector<std::string>>::of(*inbox);
+  const auto missing = run("nvidia_peermem");
+  EXPECT_NE(missing.detail.find("no peer-memory API"), std::string::npos) << missing.detail;
+
+  // A log that could not be read leaves the plain advice, saying where the reason would be.
+  state.facts.peermem_kernel_errors = Fact<std::vector<std::string>>::absent("dmesg exited 1: not permitted");
+  EXPECT_NE(run("nvidia_peermem").detail.find("its reason is in the kernel log"), std::string::npos);
+}
+
 TEST_F(IbChecks, NcclIbHcaNamesOnlyHcasOfTheNode) {
   inventory.cluster.nccl["NCCL_IB_HCA"] = "=mlx5_0,mlx5_9:1";
   auto r = run("nccl_ib_hca");

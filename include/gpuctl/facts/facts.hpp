@@ -188,12 +188,16 @@ struct GpuFabric {
   bool state_reported = false;         // false: the state is "N/A", "[Not Supported]", ... (no fabric)
 };
 
-// One Xid the NVIDIA driver logged to the kernel's ring buffer since boot (`dmesg`):
+// One Xid the NVIDIA driver logged to the kernel's ring buffer since boot (`dmesg`), or one
+// SXid of an NVSwitch (the NVSwitch driver's own error codes, with its Fatal / Non-fatal word):
 //   [ 1843.30] NVRM: Xid (PCI:0000:b3:00): 79, pid=0, name=..., GPU has fallen off the bus.
+//   [ 6781.40] nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 20034, Fatal, Link 63 LTSSM Fault Up
 struct XidEvent {
   std::string pci;                     // "0000:b3:00" as the driver prints it
   int code = 0;
   std::string message;                 // the rest of the line after the code ("pid=..., ...")
+  bool nvswitch = false;               // an SXid: `pci` is the NVSwitch's
+  std::optional<bool> fatal{};         // SXid: "Fatal" (true) or "Non-fatal" (false)
 };
 
 // One port of an RDMA device (HCA) as the kernel describes it under
@@ -300,7 +304,10 @@ struct NodeFacts {
   Fact<std::vector<NvlinkGpu>> nvlink; // nvidia-smi nvlink -s; empty when no GPU lists a link
   Fact<std::vector<GpuClockEvents>> clock_events;  // verify: why clocks are held down (health checks)
   Fact<std::vector<GpuFabric>> fabric;           // verify on NVSwitch nodes: fabric registration
-  Fact<std::vector<XidEvent>> xid_events;        // verify: the driver's Xids in the kernel log
+  Fact<std::vector<XidEvent>> xid_events;        // verify: the driver's Xids and NVSwitch SXids in the kernel log
+  // Verify, from the same kernel-log read: the peer-memory module's load errors, as logged
+  // ("nvidia_peermem: disagrees about version of symbol ib_register_peer_memory_client").
+  Fact<std::vector<std::string>> peermem_kernel_errors;
   // Every port of every RDMA device in sysfs; empty: the node has no HCA ("no HCAs").
   Fact<std::vector<InfinibandPort>> infiniband;
   // Every network interface under /sys/class/net with its operstate (verify's nccl_socket_ifname).

@@ -216,11 +216,18 @@ Result<std::vector<GpuClockEvents>> parse_clock_events(std::string_view text);
 std::string fabric_command();
 Result<std::vector<GpuFabric>> parse_fabric(std::string_view text);
 
-// The kernel-log probe's output: `dmesg` lines holding "NVRM: Xid", then "@@dmesg-rc N".
+// The kernel-log probe's output: `dmesg` lines holding "NVRM: Xid", NVSwitch "SXid"s and the
+// peer-memory module's, then "@@dmesg-rc N". An SXid is one event over several lines (its
+// Fatal/Non-fatal line, then "Severity ..." and "Data {...}"); only the first is kept.
 // Lines in dmesg's and journalctl's forms are read alike ("[  12.3] NVRM: Xid (PCI:...): 79,
 // ..." and "May 18 19:02:39 host kernel: NVRM: Xid (...)"). Error: no rc line (the probe was
 // cut short), or a non-zero rc: the kernel refused the read (dmesg_restrict without root).
 Result<std::vector<XidEvent>> parse_kernel_xids(std::string_view text);
+
+// The same output's lines of the peer-memory module (nvidia_peermem, or the older nv_peer_mem)
+// failing to load: "disagrees about version of symbol X", "Unknown symbol X (err -22)", without
+// the timestamp. Error: as parse_kernel_xids.
+Result<std::vector<std::string>> parse_peermem_kernel_errors(std::string_view text);
 
 // ---- PCIe AER (verify only) -----------------------------------------------------------
 

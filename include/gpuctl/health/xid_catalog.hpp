@@ -12,6 +12,7 @@ namespace gpuctl::health {
 
 enum class XidScope {
   application,  // the job's fault or a contained error: restart the application, the node is fine
+  informational,  // the catalogue's IGNORE: a record, nothing to do (another check or Xid judges it)
   gpu,          // the GPU needs attention (reset, reboot, service): the node is not fit for jobs
   unknown,      // not in gpuctl's table: treated as the GPU's until someone looks it up
 };
@@ -24,8 +25,8 @@ struct XidAction {
 
 XidAction xid_action(int code);
 
-// The codes the catalogue leaves to the application (restart the job; the node is fine),
-// ascending. Every other code, known or not, needs the GPU or the node looked after.
-std::vector<int> application_xid_codes();
+// The codes of one scope, ascending (the alert rules' classes: application codes warn, and
+// every code neither application nor informational, known or not, needs the GPU looked after).
+std::vector<int> xid_codes(XidScope scope);
 
 }  // namespace gpuctl::health
