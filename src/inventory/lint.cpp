@@ -15,19 +15,6 @@
 
 namespace gpuctl::inventory_detail {
 
-std::string gpu_architecture(std::string_view model) {
-  static const std::map<std::string, std::string> k_architectures{
-      {"v100", "Volta"},  {"a100", "Ampere"}, {"a30", "Ampere"},    {"a10", "Ampere"},
-      {"a40", "Ampere"},  {"h100", "Hopper"}, {"h200", "Hopper"},   {"gh200", "Hopper"},
-      {"h800", "Hopper"}, {"b200", "Blackwell"}, {"gb200", "Blackwell"}, {"b100", "Blackwell"},
-      {"l40", "Ada"},     {"l40s", "Ada"},    {"l4", "Ada"}};
-  // "H100-SXM5-80GB" and "h100" name the same architecture: match on the leading word.
-  auto key = util::to_lower(model);
-  key = key.substr(0, key.find_first_of("-_ "));
-  const auto it = k_architectures.find(key);
-  return it == k_architectures.end() ? "" : it->second;
-}
-
 namespace {
 
 // cluster.nccl's NCCL_IB_HCA selecting an HCA that a node's ib_hcas does not list: NCCL finds
@@ -115,7 +102,7 @@ void lint_inventory(const Resolved& resolved, const RawInventory& raw, Decoder& 
     d.warning_at(places.front().line, places.front().column,
                  fmt::format("host{} '{}': unknown GPU model '{}', architecture checks skipped{}",
                              hosts.size() == 1 ? "" : "s", hostlist::compress(hosts), model, also),
-                 "known: V100, A100, A30, A10, A40, H100, H200, GH200, B200, GB200, L40, L40S, L4");
+                 "known: " + known_gpu_models());
   }
 
   for (const auto& rp : raw.partitions) {

@@ -113,15 +113,22 @@ TEST(InventoryLoader, OversizedTextIsRefusedBeforeParsing) {
 
 // An unknown model on many hosts is one warning naming them by hostlist, not one per host.
 TEST(InventoryLoader, AnUnknownGpuModelIsOneWarningForAllItsHosts) {
-  std::string text = "cluster:\n  name: c\ngroups:\n  gpu: {hosts: \"g[001-300]\", vars: {gpu: {model: H20, count: 8}}}\n"
+  std::string text = "cluster:\n  name: c\ngroups:\n  gpu: {hosts: \"g[001-300]\", vars: {gpu: {model: MI250X, count: 8}}}\n"
                      "  other: {hosts: x1, vars: {gpu: {model: MI300X, count: 8}}}\n";
   const auto result = load_text(text);
   ASSERT_TRUE(result.ok()) << all_diagnostics(result);
   ASSERT_EQ(result.diagnostics.size(), 2u) << all_diagnostics(result);
-  EXPECT_NE(result.diagnostics[0].message.find("hosts 'g[001-300]': unknown GPU model 'H20'"), std::string::npos)
+  EXPECT_NE(result.diagnostics[0].message.find("hosts 'g[001-300]': unknown GPU model 'MI250X'"), std::string::npos)
       << all_diagnostics(result);
   EXPECT_NE(result.diagnostics[1].message.find("host 'x1': unknown GPU model 'MI300X'"), std::string::npos)
       << all_diagnostics(result);
+}
+
+// HGX H20 is a Hopper board gpuctl knows (issue #34): no unknown-model warning.
+TEST(InventoryLoader, H20IsAKnownModel) {
+  const auto result = load_text("cluster:\n  name: c\nhosts:\n  g1: {gpu: {model: H20, count: 8}}\n");
+  ASSERT_TRUE(result.ok()) << all_diagnostics(result);
+  EXPECT_EQ(all_diagnostics(result).find("unknown GPU model"), std::string::npos) << all_diagnostics(result);
 }
 
 // A lint warning points at the value it is about: the `model:` that won precedence for the

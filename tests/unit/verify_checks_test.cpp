@@ -493,6 +493,25 @@ TEST(Nvswitch, ImpliedByEightGpusOfAnHgxModelUnlessDeclared) {
   EXPECT_TRUE(has_nvswitch(declared));
 }
 
+// Every 8-GPU HGX model is an NVSwitch board (the fabric manager's user guide, "NVSwitch-Based
+// Systems"), named as the inventory or nvidia-smi writes it; H20 among them (issue #34: an
+// 8x H20 board skipped a dead fabric manager). GB200 trays are not: their switches are elsewhere.
+TEST(Nvswitch, EveryHgxModelImpliesIt) {
+  for (const char* model : {"A100", "A800", "H100", "H800", "H200", "H20", "B100", "B200", "B300", "NVIDIA H20",
+                            "H100-SXM5-80GB", "h20", "NVIDIA A100-SXM4-80GB"})
+    EXPECT_TRUE(has_nvswitch(GpuSpec{model, 8, std::nullopt})) << model;
+  for (const char* model : {"NVIDIA H100 PCIe", "H100-NVL", "NVIDIA A100-PCIE-40GB", "GB200", "GH200", "L40S", "H2", "H2000"})
+    EXPECT_FALSE(has_nvswitch(GpuSpec{model, 8, std::nullopt})) << model;
+}
+
+TEST_F(Checks, AnEightGpuH20BoardChecksItsFabricManager) {
+  node.gpu.model = "H20";
+  node.gpu.count = 8;
+  node.gpu.nvswitch.reset();
+  state.services["nvidia-fabricmanager"].running = false;
+  EXPECT_EQ(run("fabricmanager_active").status, CheckStatus::fail) << "a dead fabric manager is not skipped on HGX H20";
+}
+
 TEST_F(Checks, ExportersCheckFollowsTheInventory) {
   // The profile's service name: NVIDIA's package ships nvidia-dcgm-exporter.service.
   state.services["nvidia-dcgm-exporter"].running = false;

@@ -56,14 +56,15 @@ struct GpuSpec {
 };
 
 // Whether a node's GPUs sit on an NVSwitch board: gpu.nvswitch where the inventory says so;
-// otherwise 8 GPUs of a model NVIDIA builds HGX/DGX boards of (A100, H100, H200, H800, B100,
-// B200), which are SXM and switched. An 8-card PCIe server of those models must declare
-// `nvswitch: false` (docs/inventory.md).
-inline bool has_nvswitch(const GpuSpec& gpu) {
-  if (gpu.nvswitch) return *gpu.nvswitch;
-  static const char* const hgx_models[] = {"A100", "H100", "H200", "H800", "B100", "B200"};
-  return gpu.count == 8 && std::ranges::find(hgx_models, gpu.model) != std::end(hgx_models);
-}
+// otherwise 8 GPUs of a model NVIDIA builds 8-GPU HGX/DGX boards of (A100, A800, H100, H800,
+// H200, H20, B100, B200, B300), matched by the model word as the inventory or nvidia-smi writes
+// it ("H20", "NVIDIA H20", "H100-SXM5-80GB"), PCIe and NVL cards of those models excepted. An
+// 8-card PCIe server named only by the model word must say `nvswitch: false` (docs/inventory.md).
+// src/inventory/gpu_models.cpp holds the table.
+bool has_nvswitch(const GpuSpec& gpu);
+
+// The model words gpuctl knows ("V100, A100, ..."), for validate's unknown-model warning.
+std::string known_gpu_models();
 
 // `ib`: what the node's InfiniBand/RoCE ports must be (verify's ib_ports and nvidia_peermem;
 // the rdma step of gpu-node.yaml). Which HCAs: `ib_hcas`.
