@@ -29,7 +29,8 @@ std::string port_text(const InfinibandPort& port) {
 // whether there is a signal at all; the logical state whether the fabric took the port in.
 std::string state_fix(const InfinibandPort& port) {
   if (port.phys_state == "Disabled") return "the port is disabled: enable it (mlxlink, ibportstate) or at the switch";
-  if (port.phys_state != "LinkUp") return "no link: check the cable, the transceiver and the switch port";
+  if (port.phys_state != "LinkUp")
+    return fmt::format("no link ({}): check the cable, the transceiver and the switch port", or_unknown(port.phys_state));
   if (port.link_layer == "Ethernet") return "the link is up but the port is not active: bring its network interface up";
   return "the link is up but no subnet manager activated the port: check opensm/UFM on the fabric";
 }
@@ -47,7 +48,10 @@ void judge_port(const InfinibandPort& port, const IbSpec* spec, PortFindings& ou
   if (port.phys_state.empty()) out.unknown.push_back(label + " phys_state unreadable");
   if ((!port.state.empty() && port.state != "ACTIVE") || (!port.phys_state.empty() && port.phys_state != "LinkUp"))
     fixes.push_back(state_fix(port));
-  if (spec && spec->min_rate_gbps) {
+  // Without a physical link the kernel's rate is no trained speed ("10 Gb/sec (4X)" on a port
+  // that is Polling or Disabled is the idle value): judge only what the port can say.
+  const bool link_up = port.phys_state == "LinkUp";
+  if (spec && spec->min_rate_gbps && link_up) {
     if (!port.rate_gbps) out.unknown.push_back(label + " rate unreadable");
     else if (*port.rate_gbps < *spec->min_rate_gbps)
       fixes.push_back(fmt::format("the link trained at {} Gb/sec, below {}: reseat or replace the cable, check the switch port's speed",

@@ -186,7 +186,7 @@ inject_only() {
 detail_has() { local detail; detail=$(detail_of "$1"); [[ $detail == *"$2"* ]] || die "$1: no '$2' in the detail: $detail"; }
 inject_only ib-down 3 ib_ports
 expect_output 'ib_ports fail on node03: observed mlx5_3:1 DOWN/Polling, 400 Gb/sec \(4X NDR\), InfiniBand, expected mlx5_0,.*ACTIVE/LinkUp, >= 400 Gb/sec, InfiniBand'
-detail_has ib_ports "no link: check the cable"
+detail_has ib_ports "no link (Polling): check the cable"
 "$SANDBOX_CMD" heal node03
 inject_only ib-init 2 ib_ports
 expect_output 'observed mlx5_2:1 INIT/LinkUp'

@@ -318,11 +318,24 @@ TEST_F(IbChecks, EachFaultyPortIsNamedWithItsFix) {
                            "mlx5_6:1 ACTIVE/LinkUp, 100 Gb/sec (4X EDR), Ethernet", "mlx5_7 missing"})
     EXPECT_NE(r.observed.find(seen), std::string::npos) << seen << "\n" << r.observed;
   EXPECT_EQ(r.observed.find("mlx5_0"), std::string::npos) << "a healthy port is not listed";
-  for (const char* fix : {"mlx5_1:1: no link: check the cable", "mlx5_2:1: the link is up but no subnet manager",
+  for (const char* fix : {"mlx5_1:1: no link (Polling): check the cable", "mlx5_2:1: the link is up but no subnet manager",
                           "mlx5_3:1: the port is disabled", "mlx5_4:1: the link trained at 200 Gb/sec, below 400",
                           "the port runs Ethernet: set its type with mlxconfig LINK_TYPE_P1 (1 = InfiniBand)",
                           "mlx5_7: not in /sys/class/infiniband"})
     EXPECT_NE(r.detail.find(fix), std::string::npos) << fix << "\n" << r.detail;
+}
+
+// A port with no link (DOWN/Polling, the kernel's idle "10 Gb/sec (4X)", as in the real ibstatus
+// capture) has no trained rate: it says it has no link, never "trained at 10 Gb/sec ... reseat".
+TEST_F(IbChecks, APortWithNoLinkSaysSoNotThatItTrainedSlow) {
+  node.ib = IbSpec{400.0, "InfiniBand", false};
+  node.ib_hcas = {"mlx5_1", "mlx5_3"};
+  set_ports("probe-faults.txt");
+  const auto r = run("ib_ports");
+  ASSERT_EQ(r.status, CheckStatus::fail);
+  EXPECT_NE(r.detail.find("mlx5_1:1: no link (Polling): check the cable"), std::string::npos) << r.detail;
+  EXPECT_NE(r.detail.find("mlx5_3:1: the port is disabled"), std::string::npos) << r.detail;
+  EXPECT_EQ(r.detail.find("trained at"), std::string::npos) << r.detail;
 }
 
 TEST_F(IbChecks, RoceAndNamedPorts) {
