@@ -146,7 +146,7 @@ std::string node_state_script(const NodeProgram& program, const ProbeExtras& ext
     script += fmt::format(
         "if ! command -v systemctl >/dev/null 2>&1; then for s in {0}; do echo \"@@svc $s ? ?\"; done\n"
         "elif [ -d /run/systemd/system ]; then echo '@@svcshow'; "
-        "systemctl show --property=Id,LoadState,UnitFileState,ActiveState -- {0} 2>/dev/null; echo \"@@svcshow-end $?\"\n"
+        "systemctl show --property=Id,LoadState,UnitFileState,ActiveState,Result -- {0} 2>/dev/null; echo \"@@svcshow-end $?\"\n"
         "else echo '@@unitfiles'; systemctl list-unit-files --no-legend --no-pager -- {1} 2>/dev/null; echo '@@unitfiles-end'; fi\n",
         util::shell_join(services), util::shell_join(units));
   }
@@ -212,7 +212,8 @@ Result<void> read_service_blocks(NodeState& state, const std::vector<std::string
     const auto value = [&](const char* key) { const auto it = unit.find(key); return it == unit.end() ? std::string() : it->second; };
     const auto enabled = value("UnitFileState");
     const auto active = value("ActiveState");
-    state.services[services[i]] = ObservedService{true, counts_as_enabled(enabled), counts_as_running(active)};
+    state.services[services[i]] = ObservedService{true, counts_as_enabled(enabled), counts_as_running(active),
+                                                  value("LoadState"), enabled, active, value("Result")};
   }
   return {};
 }

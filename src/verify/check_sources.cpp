@@ -1,6 +1,8 @@
 // The citations checks share (check_sources.hpp); each check's own is in its file.
 #include "check_sources.hpp"
 
+#include <gpuctl/facts/fabricmanager_log.hpp>
+
 #include <gpuctl/util/strings.hpp>
 #include <gpuctl/verify/catalog.hpp>
 
@@ -35,10 +37,22 @@ void cite_module_lines(CheckResult& result, const NodeFacts& facts, std::string_
 }
 
 void cite_service(CheckResult& result, const NodeState& state, const std::string& service) {
-  result.command = fmt::format("systemctl show -p UnitFileState,ActiveState {}", service);
+  result.command = fmt::format("systemctl show -p LoadState,UnitFileState,ActiveState,Result {}", service);
   const auto it = state.services.find(service);
   if (it == state.services.end() || !it->second.known) result.output = "(systemctl gave no answer)";
+  else if (!it->second.load_state.empty())
+    result.output = fmt::format("LoadState={}\nUnitFileState={}\nActiveState={}\nResult={}", it->second.load_state,
+                                it->second.unit_file_state, it->second.active_state, it->second.result);
   else result.output = fmt::format("enabled: {}\nactive: {}", yes_no(it->second.enabled), yes_no(it->second.running));
+}
+
+std::string fabricmanager_log_says(const NodeFacts& node_facts) {
+  const auto log = node_facts.declared.get(facts::k_fabricmanager_log);
+  if (!log.present() || log.value->errors.empty()) return {};
+  return fmt::format("; the fabric manager's log ({}) says: {}{}", log.value->path, log.value->errors.back(),
+                     log.value->errors.size() > 1
+                         ? fmt::format(" ({} error lines, `gpuctl facts --json` lists them)", log.value->errors.size())
+                         : "");
 }
 
 std::string dcgm_exporter_service(const Inventory& inventory) {

@@ -40,6 +40,10 @@ void cite_node_run(CheckResult& result, const Run* run, std::string_view what, s
                                      k_source_output_limit);
 }
 
+// "; the fabric manager's log (PATH) says: LAST ERROR (N error lines)", for the detail of a
+// fabric check that failed; empty where the log was not read, is missing or has no error.
+std::string fabricmanager_log_says(const NodeFacts& facts);
+
 // The DCGM exporter's service in the inventory's package profile (nvidia-dcgm-exporter for
 // NVIDIA's package), "dcgm-exporter" where the profile names none.
 std::string dcgm_exporter_service(const Inventory& inventory);

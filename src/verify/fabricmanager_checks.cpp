@@ -13,9 +13,32 @@ CheckResult no_nvswitch() { return skipped("no NVSwitch on this node (gpu.nvswit
 
 std::string fabricmanager_service(const Inventory& inventory) { return inventory.cluster.packages.service("fabricmanager"); }
 
+// Failed, never enabled and not installed have different fixes: say which.
 CheckResult fabricmanager_active(const CheckInput& in) {
   if (!has_nvswitch(in.node.gpu)) return no_nvswitch();
-  return service_active(in, fabricmanager_service(in.inventory));
+  const auto service = fabricmanager_service(in.inventory);
+  auto result = service_active(in, service);
+  if (result.status != CheckStatus::fail) return result;
+  const auto& unit = in.state.services.at(service);
+  const auto consequence = "without it the GPUs never join the NVLink fabric and CUDA fails (error 802)";
+  if (unit.load_state == "not-found")
+    result.detail = fmt::format("the fabric manager is not installed: install {} at the driver's version (gpuctl apply); {}",
+                                in.inventory.cluster.packages.package("fabricmanager"), consequence);
+  else if (unit.load_state == "masked")
+    result.detail = fmt::format("someone masked it: systemctl unmask {0} && systemctl enable --now {0}; {1}", service, consequence);
+  else if (unit.active_state == "failed")
+    result.detail = fmt::format("it started and failed: read why in journalctl -u {} and /var/log/fabricmanager.log (a "
+                                "version other than the driver's, see fabricmanager_version; NVLSM missing on B200 and "
+                                "later), fix that, then systemctl restart {} and reset the GPUs",
+                                service, service);
+  else if (!unit.active_state.empty() && !unit.enabled)
+    result.detail = fmt::format("it was never enabled: systemctl enable --now {} (gpuctl apply does); {}", service, consequence);
+  else
+    result.detail = fmt::format("it is enabled but not running: systemctl start {}, then see journalctl -u {} if it "
+                                "stops again; {}",
+                                service, service, consequence);
+  result.detail += fabricmanager_log_says(in.state.facts);
+  return result;
 }
 
 // On NVSwitch boards CUDA initialises only when the fabric manager runs at exactly the loaded
@@ -56,6 +79,7 @@ const CheckRegistration k_active{{
     .name = "fabricmanager_active",
     .description = "NVSwitch boards: the fabric manager running",
     .section = CheckSection::fabric,
+    .facts = {"fabricmanager_log"},  // why it stopped, for the detail; the citation is systemd's
     .judge = fabricmanager_active,
     .cite = [](CheckResult& r, const CheckInput& in) { cite_service(r, in.state, fabricmanager_service(in.inventory)); },
     .source = "systemctl show nvidia-fabricmanager",

@@ -171,7 +171,7 @@ TEST(NodeStateProbe, PackagesGoToTheBatchsDpkgQueryAndServicesToOneSystemctlShow
   const auto options = node_probe_options(fixture.program);
   EXPECT_EQ(options.exact_packages, (std::vector<std::string>{"munge", "slurmd"}));
   EXPECT_EQ(options.state_script, node_state_script(fixture.program));
-  EXPECT_NE(script.find("systemctl show --property=Id,LoadState,UnitFileState,ActiveState -- munge slurmd"),
+  EXPECT_NE(script.find("systemctl show --property=Id,LoadState,UnitFileState,ActiveState,Result -- munge slurmd"),
             std::string::npos) << script;
   EXPECT_NE(script.find("@@done"), std::string::npos);
 }
@@ -243,6 +243,10 @@ TEST(NodeStateParse, ReadsEveryServiceFromOneRealSystemctlShow) {
   EXPECT_FALSE(state->services.at("nope").enabled);
   EXPECT_FALSE(state->services.at("nope").running);
   EXPECT_TRUE(state->services.at("systemd-journald").enabled) << "static counts as enabled";
+  // systemd's words are kept, so verify can say "not installed" rather than "not running".
+  EXPECT_EQ(state->services.at("nope").load_state, "not-found");
+  EXPECT_EQ(state->services.at("nope").active_state, "inactive");
+  EXPECT_EQ(state->services.at("ssh").unit_file_state, "enabled");
 
   // A block missing (the answer does not match the question) is an error, not a guess.
   const auto cut = show.substr(0, show.rfind("\n\nId="));

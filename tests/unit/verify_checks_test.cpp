@@ -1,5 +1,6 @@
 // Verification checks (verify/checks.hpp) over NodeFacts and NodeState built from values.
 #include <gpuctl/facts/collect.hpp>
+#include <gpuctl/facts/fabricmanager_log.hpp>
 #include <gpuctl/facts/slurmd_hardware.hpp>
 #include <gpuctl/verify/checks.hpp>
 #include <gpuctl/verify/slurm_job.hpp>
@@ -471,6 +472,50 @@ TEST_F(Checks, FabricManagerRunsAtTheLoadedDriversVersionOnNvswitchBoards) {
   EXPECT_EQ(run("fabricmanager_version").status, CheckStatus::fail);
   state.facts.driver_version = Fact<std::string>::absent("no NVIDIA kernel module is loaded");
   EXPECT_EQ(run("fabricmanager_version").status, CheckStatus::error) << "unknown is never a pass";
+}
+
+// Issue #34: failed, never enabled and not installed are told apart, each with its fix. The
+// words are systemd's: the not-found block of tests/data/systemd/show-ssh-munge-nope-journald.txt,
+// and "Active: failed (Result: exit-code)" of the dead fabric manager in NVIDIA/NVSentinel #883.
+TEST_F(Checks, FabricManagerDownSaysFailedNeverEnabledOrNotInstalled) {
+  auto& fm = state.services["nvidia-fabricmanager"];
+  fm = ObservedService{true, true, false, "loaded", "enabled", "failed", "exit-code"};
+  auto r = run("fabricmanager_active");
+  EXPECT_EQ(r.status, CheckStatus::fail);
+  EXPECT_EQ(r.observed, "nvidia-fabricmanager failed (ActiveState=failed, Result=exit-code)");
+  EXPECT_NE(r.detail.find("it started and failed: read why in journalctl -u nvidia-fabricmanager"), std::string::npos)
+      << r.detail;
+  EXPECT_NE(r.output.find("Result=exit-code"), std::string::npos) << r.output;
+
+  fm = ObservedService{true, false, false, "loaded", "disabled", "inactive", "success"};
+  r = run("fabricmanager_active");
+  EXPECT_EQ(r.observed, "nvidia-fabricmanager inactive, never enabled (UnitFileState=disabled)");
+  EXPECT_NE(r.detail.find("never enabled: systemctl enable --now nvidia-fabricmanager"), std::string::npos) << r.detail;
+
+  fm = ObservedService{true, false, false, "not-found", "", "inactive", ""};
+  r = run("fabricmanager_active");
+  EXPECT_EQ(r.observed, "nvidia-fabricmanager not installed (LoadState=not-found: no such unit)");
+  EXPECT_NE(r.detail.find("not installed: install nvidia-fabricmanager-550"), std::string::npos) << r.detail;
+
+  fm = ObservedService{true, true, false, "loaded", "enabled", "inactive", "success"};
+  EXPECT_NE(run("fabricmanager_active").detail.find("enabled but not running: systemctl start"), std::string::npos);
+
+  // Where the fabric manager ran, its own log says why (tests/data/fabricmanager/).
+  const auto log = facts::parse_fabricmanager_log(testing::read_test_data("fabricmanager/probe-errors.txt"));
+  ASSERT_TRUE(log) << log.error().message;
+  EXPECT_TRUE(log->exists);
+  ASSERT_EQ(log->errors.size(), 2u);
+  state.facts.declared.set(facts::k_fabricmanager_log, Fact<facts::FabricManagerLog>::of(*log));
+  fm = ObservedService{true, true, false, "loaded", "enabled", "failed", "exit-code"};
+  r = run("fabricmanager_active");
+  EXPECT_NE(r.detail.find("the fabric manager's log (/var/log/fabricmanager.log) says: [Jul 23 2024 07:53:55] [ERROR] "
+                          "[tid 841] detected NVSwitch fatal error 20034"),
+            std::string::npos)
+      << r.detail;
+  EXPECT_FALSE(facts::parse_fabricmanager_log("@@fmlog /var/log/fabricmanager.log\n@@fmlog-unreadable\n"));
+  const auto none = facts::parse_fabricmanager_log("@@fmlog /var/log/fabricmanager.log\n@@fmlog-absent\n");
+  ASSERT_TRUE(none);
+  EXPECT_FALSE(none->exists);
 }
 
 TEST_F(Checks, FabricManagerChecksSkipWithoutNvswitch) {

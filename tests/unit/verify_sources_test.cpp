@@ -92,7 +92,7 @@ TEST_F(CheckSources, SlurmAndServiceChecksCiteScontrolAndSystemctl) {
   EXPECT_EQ(slurm.output, "Node " + node.name + " not found\n");
   const auto service = run("slurmd_active");
   ASSERT_EQ(service.status, CheckStatus::fail);
-  EXPECT_EQ(service.command, "systemctl show -p UnitFileState,ActiveState slurmd");
+  EXPECT_EQ(service.command, "systemctl show -p LoadState,UnitFileState,ActiveState,Result slurmd");
   EXPECT_EQ(service.output, "enabled: yes\nactive: no");
 }
 

@@ -37,6 +37,14 @@ struct ObservedService {
   bool known = false;          // systemctl answered
   bool enabled = false;
   bool running = false;
+  // systemd's own words where `systemctl show` answered (empty otherwise): LoadState ("loaded",
+  // "not-found", "masked"), UnitFileState ("enabled", "disabled", ""), ActiveState ("active",
+  // "inactive", "failed") and Result ("success", "exit-code", "signal", ...). They tell a unit
+  // that failed from one never enabled or not installed; plan reads only the three flags.
+  std::string load_state{};
+  std::string unit_file_state{};
+  std::string active_state{};
+  std::string result{};
 };
 
 // What `scontrol show node <node>` said on the node (stdout and stderr together). Gathered
