@@ -95,8 +95,12 @@ ordered_json clock_events_json(const std::vector<GpuClockEvents>& gpus) {
 
 ordered_json fabric_json(const std::vector<GpuFabric>& gpus) {
   auto list = ordered_json::array();
-  for (const auto& gpu : gpus)
-    list.push_back(ordered_json{{"pci_bus_id", gpu.pci_bus_id}, {"state", gpu.state}, {"status", gpu.status}});
+  for (const auto& gpu : gpus) {
+    auto health = ordered_json::object();
+    for (const auto& [key, value] : gpu.health) health[key] = value;
+    list.push_back(ordered_json{{"pci_bus_id", gpu.pci_bus_id}, {"state", gpu.state}, {"status", gpu.status},
+                                {"clique_id", gpu.clique_id}, {"cluster_uuid", gpu.cluster_uuid}, {"health", health}});
+  }
   return list;
 }
 

@@ -59,11 +59,12 @@ const FactRegistration k_clock_events{{
 
 const FactRegistration k_fabric{{
     .probe = "fabric",
+    .command = "nvidia-smi -q (each GPU's Fabric section)",
     .group = FactGroup::builtin,
     .after_gpus = true,
     .shell = [] { return "$T " + fabric_command(); },
     .fill = [](NodeFacts& facts, const Probes& probes) {
-      facts.fabric = parse_fact<std::vector<GpuFabric>>(probes, "fabric", "nvidia-smi fabric state", parse_fabric);
+      facts.fabric = parse_fact<std::vector<GpuFabric>>(probes, "fabric", "nvidia-smi -q fabric", parse_fabric);
     },
 }};
 

@@ -68,16 +68,43 @@ Result<std::vector<GpuClockEvents>> parse_clock_events(std::string_view text) {
   return gpus;
 }
 
-std::string fabric_command() { return "nvidia-smi --query-gpu=pci.bus_id,fabric.state,fabric.status --format=csv,noheader"; }
+// The fabric fields live only in `-q` (the CSV query has no health field).
+std::string fabric_command() { return "nvidia-smi -q"; }
 
 Result<std::vector<GpuFabric>> parse_fabric(std::string_view text) {
-  auto rows = csv_rows(text, 3, "nvidia-smi fabric state");
-  if (!rows) return std::unexpected(rows.error());
   std::vector<GpuFabric> gpus;
-  for (auto& row : *rows) {
-    const bool reported = !is_unavailable(row[1]);
-    gpus.push_back({std::move(row[0]), std::move(row[1]), std::move(row[2]), reported});
+  enum class In { other, fabric, health } in = In::other;
+  for (const auto& line : util::split_lines(text)) {
+    const auto indent = line.find_first_not_of(' ');
+    if (indent == std::string::npos) continue;
+    const auto content = util::trim(line);
+    if (indent == 0 && content.starts_with("GPU ")) {
+      gpus.push_back({std::string(util::trim(content.substr(4))), "N/A", "N/A", false});
+      in = In::other;
+      continue;
+    }
+    if (gpus.empty()) continue;
+    if (indent <= 4) in = indent == 4 && content == "Fabric" ? In::fabric : In::other;
+    else if (in == In::health && indent <= 8) in = In::fabric;
+    if (in == In::other || (indent == 4 && content == "Fabric")) continue;
+    if (indent == 8 && content == "Health") {
+      in = In::health;
+      continue;
+    }
+    const auto colon = content.find(':');
+    if (colon == std::string_view::npos) return std::unexpected(malformed("nvidia-smi -q Fabric section", line));
+    const auto key = std::string(util::trim(content.substr(0, colon)));
+    auto value = std::string(util::trim(content.substr(colon + 1)));
+    auto& gpu = gpus.back();
+    if (in == In::health) gpu.health.emplace_back(key, std::move(value));
+    else if (key == "State") {
+      gpu.state_reported = !is_unavailable(value);
+      gpu.state = std::move(value);
+    } else if (key == "Status") gpu.status = std::move(value);
+    else if (key == "CliqueId") gpu.clique_id = std::move(value);
+    else if (key == "ClusterUUID") gpu.cluster_uuid = std::move(value);
   }
+  if (gpus.empty()) return std::unexpected(Error{ErrorCode::parse, "nvidia-smi -q printed no 'GPU <bus id>' section", {}, {}});
   return gpus;
 }
 

@@ -1,4 +1,5 @@
 #include "check_result.hpp"
+#include "check_sources.hpp"
 #include "gpu_model.hpp"
 #include "xid_catalog.hpp"
 
@@ -7,6 +8,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -77,6 +79,45 @@ static bool reports_no_fabric_state(std::string_view gpu_name) {
   return model == "v100" || model == "a100" || model == "a800";
 }
 
+// The fabric's health after a completed registration (`nvidia-smi -q`, Fabric > Health). The
+// Summary (R570 on) is the driver's verdict; without one (R550/R560, or "N/A") the conditions
+// are read one by one. "N/A" / "Not Supported" throughout: this driver or board reports no
+// health, so the registration judges alone. A value gpuctl does not know is unknown, never clear.
+namespace {
+
+struct FabricHealth {
+  std::vector<std::string> faults;   // "Summary Unhealthy", "Route Unhealthy True"
+  std::vector<std::string> unknown;  // "Bandwidth [Unknown Error]"
+  bool reported = false;             // some health value was given
+};
+
+FabricHealth judge_fabric_health(const GpuFabric& gpu) {
+  FabricHealth out;
+  const auto is = [](std::string_view value, std::initializer_list<std::string_view> words) {
+    const auto lower = util::to_lower(value);
+    return std::ranges::any_of(words, [&](std::string_view word) { return lower == word; });
+  };
+  for (const auto& [key, value] : gpu.health) {
+    if (is_not_applicable(value)) continue;
+    const auto text = key + " " + value;
+    std::optional<bool> clear;  // nullopt: a value gpuctl does not know
+    if (key == "Summary") clear = is(value, {"healthy"}) ? std::optional(true)
+                                  : is(value, {"unhealthy", "limited capacity"}) ? std::optional(false) : std::nullopt;
+    else if (key == "Bandwidth") clear = is(value, {"full"}) ? std::optional(true)
+                                       : is(value, {"degraded"}) ? std::optional(false) : std::nullopt;
+    else if (key == "Route Recovery in progress" || key == "Route Unhealthy" || key == "Access Timeout Recovery")
+      clear = is(value, {"false", "no"}) ? std::optional(true) : is(value, {"true", "yes"}) ? std::optional(false) : std::nullopt;
+    else if (key == "Incorrect Configuration") clear = is(value, {"none"});
+    else continue;  // "Partition Assigned" and later additions: information, not health
+    out.reported = true;
+    if (!clear) out.unknown.push_back(text);
+    else if (!*clear) out.faults.push_back(text);
+  }
+  return out;
+}
+
+}  // namespace
+
 CheckResult check_fabric_state(const CheckInput& in) {
   if (!has_nvswitch(in.node.gpu)) return skipped("no NVSwitch on this node (gpu.nvswitch, or not an 8-GPU HGX board)");
   const auto& gpus = in.state.facts.fabric;
@@ -84,9 +125,9 @@ CheckResult check_fabric_state(const CheckInput& in) {
   std::map<std::string, std::string> name_by_bus;
   if (in.state.facts.gpus.present())
     for (const auto& gpu : *in.state.facts.gpus.value) name_by_bus[gpu.pci_bus_id] = gpu.name;
-  std::vector<std::string> bad, unknown;
+  std::vector<std::string> bad, unhealthy, unknown;
   std::string older_model;  // a pre-Hopper GPU's name, when such GPUs report no state
-  std::size_t older = 0;
+  std::size_t older = 0, health_reported = 0;
   for (const auto& gpu : *gpus.value) {
     const auto name = name_by_bus.find(gpu.pci_bus_id);
     if (!gpu.state_reported && name != name_by_bus.end() && reports_no_fabric_state(name->second)) {
@@ -95,19 +136,45 @@ CheckResult check_fabric_state(const CheckInput& in) {
     } else if (!gpu.state_reported) unknown.push_back(fmt::format("GPU {}: fabric state {}", gpu.pci_bus_id, gpu.state));
     else if (gpu.state != "Completed" || gpu.status != "Success")
       bad.push_back(fmt::format("GPU {}: {}{}", gpu.pci_bus_id, gpu.state, gpu.state == "Completed" ? ", " + gpu.status : ""));
+    else {
+      const auto health = judge_fabric_health(gpu);
+      if (health.reported) ++health_reported;
+      if (!health.faults.empty())
+        unhealthy.push_back(fmt::format("GPU {}: Completed, Success, but {}", gpu.pci_bus_id, util::join(health.faults, ", ")));
+      if (!health.unknown.empty())
+        unknown.push_back(fmt::format("GPU {}: fabric health {}", gpu.pci_bus_id, util::join(health.unknown, ", ")));
+    }
   }
-  const std::string expected = "Completed, Success on every GPU";
-  if (!bad.empty())
-    return failed(util::join(bad, "; "), expected,
-                  "Not Started: the fabric manager is not running (fabricmanager_active); In Progress: it has not "
-                  "finished, see its log (/var/log/fabricmanager.log); a failed status: restart it, then reset the GPUs");
+  const std::string expected = "Completed, Success and a healthy fabric on every GPU";
+  if (!bad.empty() || !unhealthy.empty()) {
+    std::vector<std::string> fixes;
+    if (!bad.empty())
+      fixes.emplace_back("Not Started: the fabric manager is not running (fabricmanager_active); In Progress: it has not "
+                         "finished, see its log (/var/log/fabricmanager.log); a failed status: restart it, then reset the GPUs");
+    if (!unhealthy.empty())
+      fixes.emplace_back("the GPU joined the fabric but the driver reports it unhealthy (NVLink bandwidth or routes degraded): "
+                         "drain the node, see the fabric manager's log and `nvidia-smi nvlink -s`, then restart the fabric "
+                         "manager and reset the GPUs; a fault that returns is the board's (NVLink/NVSwitch): contact support");
+    bad.insert(bad.end(), unhealthy.begin(), unhealthy.end());
+    return failed(util::join(bad, "; "), expected, util::join(fixes, "; ") + fabricmanager_log_says(in.state.facts));
+  }
   // A GPU that reports no fabric on an NVSwitch board is a board or driver gpuctl cannot read: an error.
-  if (!unknown.empty()) return cannot_run(util::join(unknown, "; ") + " (an NVSwitch board reports a fabric state on Hopper and later)");
+  if (!unknown.empty())
+    return cannot_run(util::join(unknown, "; ") +
+                      " (an NVSwitch board reports a fabric state on Hopper and later; an unknown value is never healthy)");
   if (older == gpus.value->size() && older > 0)
     return skipped(fmt::format("{} reports no fabric registration (NVIDIA's GPUs report it from Hopper on): "
                                "fabricmanager_active and fabricmanager_version prove the fabric manager",
                                older_model));
-  return pass(fmt::format("Completed, Success on {} GPUs", gpus.value->size() - older), expected);
+  const auto judged = gpus.value->size() - older;
+  auto result = pass(fmt::format("Completed, Success on {} GPUs{}", judged,
+                                 health_reported == judged ? ", fabric healthy" : ""),
+                     expected);
+  if (health_reported < judged)
+    result.detail = fmt::format("{} of {} GPUs report no fabric health (N/A: this driver or board does not): the "
+                                "registration alone was judged",
+                                judged - health_reported, judged);
+  return result;
 }
 
 // Xids since boot, as far back as the kernel's ring buffer reaches. Application-side Xids are
@@ -202,9 +269,9 @@ const CheckRegistration k_xids{{
 
 const CheckRegistration k_fabric{{
     .name = "fabric_state",
-    .description = "NVSwitch boards: every GPU's fabric registration Completed, Success",
+    .description = "NVSwitch boards: every GPU's fabric registration Completed, Success, its fabric health healthy",
     .section = CheckSection::fabric,
-    .facts = {"fabric", "gpus"},
+    .facts = {"fabric", "gpus", "fabricmanager_log"},
     .judge = check_fabric_state,
 }};
 

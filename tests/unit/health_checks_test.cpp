@@ -78,10 +78,16 @@ TEST(HealthParsers, RealH200Captures) {
   EXPECT_EQ((*clocks)[0].pci_bus_id, "00000000:00:06.0");
   EXPECT_EQ((*clocks)[0].hw_thermal_slowdown, false);
   EXPECT_EQ((*clocks)[0].sw_thermal_slowdown, false);
-  const auto fabric = parse_fabric(read_test_data("nvidia-smi/h200-1gpu/device-2026-12-05/fabric.csv"));
+  const auto fabric = parse_fabric(read_test_data("nvidia-smi/h200-1gpu/nvidia-smi-q.txt"));
   ASSERT_TRUE(fabric) << fabric.error().message;
+  ASSERT_EQ(fabric->size(), 1u);
+  EXPECT_EQ((*fabric)[0].pci_bus_id, "00000000:00:06.0");
   EXPECT_EQ((*fabric)[0].state, "N/A");
   EXPECT_FALSE((*fabric)[0].state_reported);
+  EXPECT_EQ((*fabric)[0].clique_id, "N/A");
+  ASSERT_EQ((*fabric)[0].health.size(), 7u);  // Summary ... Partition Assigned (R580)
+  EXPECT_EQ((*fabric)[0].health[0], (std::pair<std::string, std::string>{"Summary", "N/A"}));
+  EXPECT_EQ((*fabric)[0].health[3].first, "Route Unhealthy");
 }
 
 TEST(KernelXidParser, ARefusedOrCutShortReadIsNeverAnEmptyLog) {
@@ -110,16 +116,38 @@ TEST(ClockEventParser, ReadsActiveNotActiveAndUnreportedValues) {
   EXPECT_FALSE(parse_clock_events("\n"));
 }
 
-TEST(FabricParser, ReadsTheRealStates) {
-  // The values NVIDIA's tools print (NVIDIA/NVSentinel #883, Azure/azhpc-images #506) and the
-  // real H200's "N/A" (tests/data/nvidia-smi/h200-1gpu/nvidia-smi-q.txt, Fabric section).
-  const auto gpus = parse_fabric("00000000:18:00.0, Completed, Success\n00000000:2A:00.0, In Progress, N/A\n"
-                                 "00000000:3A:00.0, Completed, Insufficient Resources\n");
-  ASSERT_TRUE(gpus) << gpus.error().message;
-  EXPECT_EQ((*gpus)[1].state, "In Progress");
-  EXPECT_TRUE((*gpus)[1].state_reported);
-  EXPECT_EQ((*gpus)[2].status, "Insufficient Resources");
-  EXPECT_FALSE(parse_fabric("00000000:18:00.0, Completed\n"));
+// The excerpts have no GPU line of their own (tests/data/nvidia-smi/fabric/README.md).
+std::string fabric_capture(const std::string& name, const std::string& bus = "00000000:18:00.0") {
+  return "GPU " + bus + "\n" + read_test_data("nvidia-smi/fabric/" + name);
+}
+
+TEST(FabricParser, ReadsStateCliqueAndHealthOfRealSections) {
+  const auto unhealthy = parse_fabric(fabric_capture("dra-driver-626-gb200-unhealthy.txt"));
+  ASSERT_TRUE(unhealthy) << unhealthy.error().message;
+  ASSERT_EQ(unhealthy->size(), 1u);
+  const auto& gpu = (*unhealthy)[0];
+  EXPECT_EQ(gpu.pci_bus_id, "00000000:18:00.0");
+  EXPECT_EQ(gpu.state, "Completed");
+  EXPECT_TRUE(gpu.state_reported);
+  EXPECT_EQ(gpu.status, "Success");
+  EXPECT_EQ(gpu.clique_id, "2");
+  EXPECT_EQ(gpu.cluster_uuid, "dc6e40c4-d722-4357-9ba6-5291dd461278");
+  ASSERT_EQ(gpu.health.size(), 2u);
+  EXPECT_EQ(gpu.health[0], (std::pair<std::string, std::string>{"Summary", "Unhealthy"}));
+  EXPECT_EQ(gpu.health[1], (std::pair<std::string, std::string>{"Bandwidth", "Full"}));
+
+  const auto r550 = parse_fabric(fabric_capture("r550-fabric-section.txt"));
+  ASSERT_TRUE(r550) << r550.error().message;
+  EXPECT_FALSE((*r550)[0].state_reported);
+  ASSERT_EQ((*r550)[0].health.size(), 4u) << "R550 prints no Summary";
+  EXPECT_EQ((*r550)[0].health[0].first, "Bandwidth");
+
+  // A driver before the fabric fields prints no Fabric section: no state, never "Completed".
+  const auto none = parse_fabric("GPU 00000000:18:00.0\n    Product Name : NVIDIA A100-SXM4-80GB\n");
+  ASSERT_TRUE(none);
+  EXPECT_FALSE((*none)[0].state_reported);
+  EXPECT_FALSE(parse_fabric("    Fabric\n        State : Completed\n")) << "no GPU section";
+  EXPECT_FALSE(parse_fabric("GPU 00000000:18:00.0\n    Fabric\n        State Completed\n"));
 }
 
 class HealthChecks : public testing::SingleCheckTest {
@@ -307,6 +335,53 @@ TEST_F(HealthChecks, FabricNotCompletedFailsAndNoFabricOnAnNvswitchBoardIsAnErro
   EXPECT_EQ(run("fabric_state").status, CheckStatus::error);
   node.gpu.count = 1;  // the real H200 VM: no NVSwitch, so no fabric to register with
   EXPECT_EQ(run("fabric_state").status, CheckStatus::skipped);
+}
+
+// Issue #34: a GPU registered (Completed, Success) whose fabric health Summary is Unhealthy
+// (the real GB200 excerpt of kubernetes-sigs/dra-driver-nvidia-gpu #626) fails; before, the CSV
+// query had no health field and it passed.
+TEST_F(HealthChecks, ACompletedRegistrationWithAnUnhealthyFabricFails) {
+  auto fabric = *state.facts.fabric.value;
+  const auto parsed = parse_fabric(fabric_capture("dra-driver-626-gb200-unhealthy.txt", fabric[3].pci_bus_id));
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  fabric[3] = (*parsed)[0];
+  state.facts.fabric = Fact<std::vector<GpuFabric>>::of(fabric);
+  const auto r = run("fabric_state");
+  EXPECT_EQ(r.status, CheckStatus::fail);
+  EXPECT_EQ(r.observed, "GPU 00000000:1B:00.0: Completed, Success, but Summary Unhealthy");
+  EXPECT_NE(r.detail.find("reports it unhealthy"), std::string::npos) << r.detail;
+
+  fabric[3].health = {{"Summary", "Limited Capacity"}, {"Bandwidth", "Degraded"}};
+  state.facts.fabric = Fact<std::vector<GpuFabric>>::of(fabric);
+  EXPECT_EQ(run("fabric_state").observed,
+            "GPU 00000000:1B:00.0: Completed, Success, but Summary Limited Capacity, Bandwidth Degraded");
+
+  // R550 prints no Summary: the conditions are read one by one.
+  fabric[3].health = {{"Bandwidth", "Full"}, {"Route Recovery in progress", "False"}, {"Route Unhealthy", "True"},
+                      {"Access Timeout Recovery", "False"}};
+  state.facts.fabric = Fact<std::vector<GpuFabric>>::of(fabric);
+  EXPECT_EQ(run("fabric_state").status, CheckStatus::fail);
+
+  // Unknown or unreadable health is never a pass.
+  fabric[3].health = {{"Summary", "[Unknown Error]"}};
+  state.facts.fabric = Fact<std::vector<GpuFabric>>::of(fabric);
+  const auto unknown = run("fabric_state");
+  EXPECT_EQ(unknown.status, CheckStatus::error);
+  EXPECT_NE(unknown.detail.find("GPU 00000000:1B:00.0: fabric health Summary [Unknown Error]"), std::string::npos)
+      << unknown.detail;
+
+  // Healthy on every GPU: the pass says so; N/A health (a driver that reports none) passes on
+  // the registration, and the detail says health was not judged.
+  for (auto& gpu : fabric) gpu.health = {{"Summary", "Healthy"}, {"Bandwidth", "Full"}, {"Partition Assigned", "N/A"}};
+  state.facts.fabric = Fact<std::vector<GpuFabric>>::of(fabric);
+  const auto healthy = run("fabric_state");
+  EXPECT_EQ(healthy.status, CheckStatus::pass) << healthy.detail;
+  EXPECT_EQ(healthy.observed, "Completed, Success on 8 GPUs, fabric healthy");
+  for (auto& gpu : fabric) gpu.health = {{"Summary", "N/A"}, {"Bandwidth", "N/A"}};
+  state.facts.fabric = Fact<std::vector<GpuFabric>>::of(fabric);
+  const auto silent = run("fabric_state");
+  EXPECT_EQ(silent.status, CheckStatus::pass);
+  EXPECT_NE(silent.detail.find("8 of 8 GPUs report no fabric health"), std::string::npos) << silent.detail;
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace gpuctl {
@@ -178,14 +179,21 @@ struct GpuClockEvents {
   std::optional<bool> sw_thermal_slowdown;     // the driver caps clocks above the max operating temperature
 };
 
-// A GPU's registration with the NVSwitch fabric (`--query-gpu=fabric.state,fabric.status`):
+// A GPU's registration with the NVSwitch fabric, from the `Fabric` section of `nvidia-smi -q`:
 // "Not Started" -> "In Progress" -> "Completed"; the status ("Success", or e.g. "Insufficient
-// Resources") counts only once completed. "N/A" / "Not Supported" where there is no fabric.
+// Resources") counts only once completed. "N/A" where there is no fabric. Drivers from R550 add
+// the fabric's `Health` subsection (R570 on: its `Summary`, "Healthy" / "Unhealthy" / "Limited
+// Capacity"), which a completed registration can still fail (tests/data/nvidia-smi/fabric/).
 struct GpuFabric {
   std::string pci_bus_id;
   std::string state;
   std::string status;
   bool state_reported = false;         // false: the state is "N/A", "[Not Supported]", ... (no fabric)
+  std::string clique_id{};             // "2"; "N/A" where none; empty: not printed
+  std::string cluster_uuid{};
+  // The Health subsection's lines as printed, in order: {"Summary", "Unhealthy"}, {"Bandwidth",
+  // "Full"}, {"Route Unhealthy", "False"}, ...; empty: this driver prints none.
+  std::vector<std::pair<std::string, std::string>> health{};
 };
 
 // One Xid the NVIDIA driver logged to the kernel's ring buffer since boot (`dmesg`), or one

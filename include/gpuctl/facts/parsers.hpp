@@ -212,7 +212,9 @@ std::string clock_events_command();
 // "Not Active" nor a bracketed "[N/A]"-like one, no rows.
 Result<std::vector<GpuClockEvents>> parse_clock_events(std::string_view text);
 
-// `nvidia-smi --query-gpu=pci.bus_id,fabric.state,fabric.status --format=csv,noheader`.
+// `nvidia-smi -q`, of which parse_fabric reads each GPU's `Fabric` section (state, status,
+// CliqueId, ClusterUUID, Health). A GPU without one (drivers before the fabric fields) reads as
+// state "N/A", not reported. Error: no `GPU <bus id>` section, a Fabric line without ':'.
 std::string fabric_command();
 Result<std::vector<GpuFabric>> parse_fabric(std::string_view text);
 

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -192,6 +193,13 @@ int main(int argc, char** argv) {
     if (a.topo) { std::cout << render_topo(gpus, m); return 0; }
     if (a.nvlink) { std::cout << render_nvlink_status(gpus); return 0; }
     if (a.query) {
+        // The same registration --query-gpu's fabric.state reads (query.cpp).
+        if (m.nvswitch()) {
+            const bool registered = std::ifstream(env_or("SANDBOX_SMI_FABRIC",
+                                                         "/run/nvidia-fabricmanager/gpuctl-sandbox-registered")).good();
+            rc.fabric_state = registered ? "Completed" : "Not Started";
+            rc.fabric_status = registered ? "Success" : "N/A";
+        }
         std::cout << (a.xml ? render_q_xml(gpus, rc) : render_q_text(gpus, rc, split_csv_list(a.display)));
         return 0;
     }

@@ -65,6 +65,8 @@ std::map<std::string, std::string> text_values(const Gpu& g, const ReportContext
         {"Remapped Rows/Correctable Error", std::to_string(g.rr_corr)},
         {"Remapped Rows/Uncorrectable Error", std::to_string(g.rr_unc)},
         {"Remapped Rows/Pending", g.rr_pending ? "Yes" : "No"},
+        {"Fabric/State", c.fabric_state},
+        {"Fabric/Status", c.fabric_status},
         {"Remapped Rows/Remapping Failure Occurred", g.rr_failure ? "Yes" : "No"},
         {"Temperature/GPU Current Temp", std::to_string(g.temperature_c) + " C"},
         {"Temperature/Memory Current Temp", std::to_string(g.temperature_c - 2) + " C"},

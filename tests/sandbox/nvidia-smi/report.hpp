@@ -9,6 +9,8 @@ namespace sandbox {
 
 struct ReportContext {
     std::string driver_version, cuda_version, timestamp, template_dir;
+    // The Fabric section of -q, as --query-gpu's fabric.state/fabric.status give it.
+    std::string fabric_state = "N/A", fabric_status = "N/A";
 };
 
 // `-q` (optionally restricted by `-d TYPE,...`) and `-q -x`, rendered from the real captures.
