@@ -36,6 +36,27 @@ std::string describe(const DcgmTestResult& test, DcgmStatus status) {
   return text;
 }
 
+// DCGM_FR_INTERNAL's text (dcgmlib/dcgm_errors.h): the diagnostic's own machinery failed (a
+// plugin's helper process, say: NVIDIA/DCGM #254), which says nothing of the GPU.
+constexpr std::string_view k_dcgm_internal = "There was an internal error during the test";
+
+bool internal_error(const std::string& message) { return message.starts_with(k_dcgm_internal); }
+
+// A failing test whose every failing result says only that DCGM itself failed. A failing
+// test_summary without a message of its own (4.x writes them so) only echoes its results.
+bool failed_internally(const DcgmTestResult& test) {
+  bool internal = false, other = false;
+  const auto judge = [&](const DcgmGpuResult& result, bool summary) {
+    if (result.status != DcgmStatus::fail) return;
+    if (result.warnings.empty()) other = other || !summary;
+    else if (std::ranges::all_of(result.warnings, internal_error)) internal = true;
+    else other = true;
+  };
+  for (const auto& result : test.results) judge(result, false);
+  if (test.summary) judge(*test.summary, true);
+  return internal && !other;
+}
+
 }  // namespace
 
 CheckResult check_dcgm_diag(const CheckInput& in) {
@@ -53,12 +74,14 @@ CheckResult check_dcgm_diag(const CheckInput& in) {
   const auto report = dcgm_diag_result(*in.dcgm_diag, names);
   if (!report) return cannot_run(report.error().message);
 
-  std::vector<std::string> failing, warning, unknown, skipped_tests;
+  std::vector<std::string> failing, warning, unknown, skipped_tests, not_run;
   bool hardware_passed = false;  // a test outside Deployment (the software checks) passed
   int passed = 0;
   for (const auto& test : report->tests) {
     switch (test.status()) {
-      case DcgmStatus::fail: failing.push_back(describe(test, DcgmStatus::fail)); break;
+      case DcgmStatus::fail:
+        (failed_internally(test) ? not_run : failing).push_back(describe(test, DcgmStatus::fail));
+        break;
       case DcgmStatus::warn: warning.push_back(describe(test, DcgmStatus::warn)); break;
       case DcgmStatus::unknown: unknown.push_back(describe(test, DcgmStatus::unknown)); break;
       case DcgmStatus::skip: skipped_tests.push_back(test.name); break;
@@ -71,20 +94,29 @@ CheckResult check_dcgm_diag(const CheckInput& in) {
   const auto total = report->tests.size();
   auto observed = fmt::format("level {}: {} tests", level, total);
   if (!failing.empty()) observed += fmt::format(", {} failed: {}", failing.size(), util::join(failing, "; "));
+  if (!not_run.empty()) observed += fmt::format(", {} could not run (DCGM's internal error)", not_run.size());
   if (!warning.empty()) observed += fmt::format(", {} warned: {}", warning.size(), util::join(warning, "; "));
   if (!skipped_tests.empty()) observed += fmt::format(", {} skipped: {}", skipped_tests.size(), util::join(skipped_tests, ", "));
-  if (failing.empty() && warning.empty() && skipped_tests.empty()) observed += ", all passed";
+  if (failing.empty() && warning.empty() && skipped_tests.empty() && not_run.empty()) observed += ", all passed";
   if (!report->dcgm_version.empty()) observed += fmt::format(" (DCGM {})", report->dcgm_version);
 
   const auto also_unknown = unknown.empty() ? std::string{} : fmt::format("; also unknown: {}", util::join(unknown, "; "));
   // A failing or warning test is DCGM's verdict on the node; DCGM's own message above says which
   // fix (a setting such as persistence mode, or the card itself).
+  // A test DCGM could not run (its own error) is no verdict on the card: never an RMA.
+  const auto could_not_run =
+      not_run.empty() ? std::string{}
+                      : fmt::format("DCGM could not run {}: its own error, not the GPU's; see nvvs.log and nv-hostengine.log "
+                                    "in /var/log/nvidia-dcgm (a missing plugin or CUDA support package of DCGM's, say), "
+                                    "restart DCGM (systemctl restart {}) and run `dcgmi diag -r {}` again",
+                                    util::join(not_run, "; "), names.service.empty() ? "nvidia-dcgm" : names.service, level);
   if (!failing.empty() || !warning.empty())
     return failed(observed, expected,
                   fmt::format("DCGM's diagnostic found a problem: fix what its message names, or for a hardware test drain the "
                               "node, reset the GPU (nvidia-smi -r) or reboot and run `dcgmi diag -r {}` again; a card that keeps "
-                              "failing goes to NVIDIA's field diagnostic and RMA{}",
-                              level, also_unknown));
+                              "failing goes to NVIDIA's field diagnostic and RMA{}{}",
+                              level, also_unknown, could_not_run.empty() ? "" : "; also: " + could_not_run));
+  if (!not_run.empty()) return cannot_run(fmt::format("{}: {}", observed, could_not_run));
   if (!unknown.empty())
     return cannot_run(fmt::format("{}: dcgmi gave a status gpuctl does not know: {} (an unknown result is never a pass)",
                                   observed, util::join(unknown, "; ")));

@@ -97,6 +97,17 @@ Result<DcgmDiagReport> dcgm_diag_result(const ObservedDcgmDiag& run, const DcgmN
   auto report = parse_dcgm_diag(run.output);
   if (report) return report;
   if (host_engine_unreachable(run.output)) return unreachable();
+  // DCGM_ST_NVVS_ERROR (exit 226): the diagnostic itself failed to run, its reason on the
+  // following "Error:" line (NVIDIA/DCGM #254: "Cannot load plugins. ..."). No verdict on a GPU.
+  if (contains(run.output, "Unable to complete diagnostic")) {
+    std::vector<std::string> errors;
+    for (const auto& line : util::split_lines(run.output))
+      if (util::trim(line).starts_with("Error:")) errors.emplace_back(util::trim(line));
+    return fail(ErrorCode::io, fmt::format("DCGM's diagnostic could not run (dcgmi diag -r {}, exit status {}): {}; that is "
+                                           "DCGM's own failure, not the GPUs': fix its install (see nvvs.log and "
+                                           "nv-hostengine.log in /var/log/nvidia-dcgm), restart {} and run it again",
+                                           run.level, run.exit_code, util::join(errors, " "), service));
+  }
   auto error = report.error();
   error.message = fmt::format("dcgmi diag -r {} (exit status {}): {}", run.level, run.exit_code, error.message);
   return std::unexpected(error);

@@ -2,6 +2,7 @@
 // layouts (tests/data/dcgm/README.md), the script, the run split, and the check's verdicts.
 #include <gpuctl/inventory/loader.hpp>
 #include <gpuctl/verify/checks.hpp>
+#include <gpuctl/util/strings.hpp>
 #include <gpuctl/verify/dcgm_diag.hpp>
 #include <gpuctl_build_paths.hpp>
 
@@ -237,6 +238,45 @@ TEST_F(DcgmDiagCheck, ErrorsWhenDcgmCannotRun) {
   EXPECT_NE(r.detail.find("install"), std::string::npos) << r.detail;
   observed = ran("{ not json", 1, 0);
   EXPECT_EQ(run().status, CheckStatus::error);
+}
+
+// Issue #34: DCGM's own failure is no verdict on the GPU, never an RMA. The message is the real
+// one of NVIDIA/DCGM #254 (tests/data/dcgm/dcgm4.4.1-r2-pcie-internal-error.txt, the table view
+// unwrapped), put in the 4.x JSON layout of the real GB10 document as the pcie test's warning.
+TEST_F(DcgmDiagCheck, DcgmsInternalErrorSaysTheDiagCouldNotRunNotRma) {
+  node.gpu.dcgm_diag = DcgmDiagSpec{true, 2};
+  const std::string message =
+      "There was an internal error during the test: 'A child process (2378806) exited with non-zero status 1' Check DCGM "
+      "and system logs for errors. Reset GPU. Restart DCGM. Rerun diagnostics.";
+  // The capture's wrapped cells, rejoined, are exactly this message.
+  std::string cells;
+  for (const auto& line : util::split_lines(read_test_data("dcgm/dcgm4.4.1-r2-pcie-internal-error.txt"))) {
+    if (!line.starts_with("| Warning") && !line.starts_with("|          ")) continue;
+    const auto second = line.find('|', 1);
+    cells += std::string(util::trim(line.substr(second + 1, line.rfind('|') - second - 1)));
+    if (cells.ends_with(":")) cells += " ";  // DCGM wraps there at a space, elsewhere mid-word
+  }
+  EXPECT_EQ(cells, message);
+  const auto pcie = R"({"DCGM Diagnostic": {"test_categories": [{"category": "Integration", "tests": [{"name": "pcie",
+      "results": [{"entity_group": "GPU", "entity_group_id": 1, "entity_id": 0, "status": "Fail", "warnings": [
+      {"error_category": 8, "error_id": 44, "error_severity": 1, "warning": ")" + message + R"("}]}],
+      "test_summary": {"status": "Fail"}}]}]}, "metadata": {"version": "4.4.1"}})";
+  observed = ran(pcie, 2, 226);
+  const auto r = run();
+  EXPECT_EQ(r.status, CheckStatus::error) << r.detail;
+  EXPECT_NE(r.detail.find("DCGM could not run pcie on GPU 0"), std::string::npos) << r.detail;
+  EXPECT_NE(r.detail.find("its own error, not the GPU's"), std::string::npos) << r.detail;
+  EXPECT_EQ(r.detail.find("RMA"), std::string::npos) << r.detail;
+
+  // dcgmi unable to start the diagnostic at all (exit 226): the reason, no verdict.
+  observed = ran(read_test_data("dcgm/dcgmi-4.4.1-unable-to-complete.txt"), 3, 226);
+  const auto start = run();
+  EXPECT_EQ(start.status, CheckStatus::error);
+  EXPECT_NE(start.detail.find("DCGM's diagnostic could not run (dcgmi diag -r 3, exit status 226): Error: Unable to "
+                              "complete diagnostic"),
+            std::string::npos)
+      << start.detail;
+  EXPECT_NE(start.detail.find("Cannot load plugins"), std::string::npos) << start.detail;
 }
 
 TEST(DcgmDiscovery, MapsUuidsToDcgmIdsInTheRealTableOfAnEightGpuH800) {
