@@ -62,7 +62,7 @@ const FactRegistration k_fabric{{
     .command = "nvidia-smi -q (each GPU's Fabric section)",
     .group = FactGroup::builtin,
     .after_gpus = true,
-    .shell = [] { return "$T " + fabric_command(); },
+    .shell = [] { return probe_shell("fabric"); },
     .fill = [](NodeFacts& facts, const Probes& probes) {
       facts.fabric = parse_fact<std::vector<GpuFabric>>(probes, "fabric", "nvidia-smi -q fabric", parse_fabric);
     },

@@ -68,16 +68,26 @@ Result<std::vector<GpuClockEvents>> parse_clock_events(std::string_view text) {
   return gpus;
 }
 
-// The fabric fields live only in `-q` (the CSV query has no health field).
+// The fabric fields live only in `-q` (the CSV query has no health field); the probe's shell
+// (src/facts/probes/fabric.sh) keeps only the GPU lines and their Fabric sections.
 std::string fabric_command() { return "nvidia-smi -q"; }
 
 Result<std::vector<GpuFabric>> parse_fabric(std::string_view text) {
   std::vector<GpuFabric> gpus;
   enum class In { other, fabric, health } in = In::other;
+  std::optional<int> rc;      // the probe's "@@smi-rc N"; plain `-q` text has none
+  std::string first_words;    // nvidia-smi's first line, for a failure
   for (const auto& line : util::split_lines(text)) {
     const auto indent = line.find_first_not_of(' ');
     if (indent == std::string::npos) continue;
     const auto content = util::trim(line);
+    if (line.starts_with("@@smi-rc ")) {
+      const auto value = detail::to_int(util::trim(line.substr(9)));
+      if (!value) return std::unexpected(malformed("nvidia-smi -q", line));
+      rc = static_cast<int>(*value);
+      continue;
+    }
+    if (first_words.empty() && indent == 0 && !content.starts_with("=")) first_words = std::string(content);
     if (indent == 0 && content.starts_with("GPU ")) {
       gpus.push_back({std::string(util::trim(content.substr(4))), "N/A", "N/A", false});
       in = In::other;
@@ -104,6 +114,8 @@ Result<std::vector<GpuFabric>> parse_fabric(std::string_view text) {
     else if (key == "CliqueId") gpu.clique_id = std::move(value);
     else if (key == "ClusterUUID") gpu.cluster_uuid = std::move(value);
   }
+  if (rc && *rc != 0)
+    return std::unexpected(Error{ErrorCode::parse, fmt::format("nvidia-smi -q exited {}: {}", *rc, first_words), {}, {}});
   if (gpus.empty()) return std::unexpected(Error{ErrorCode::parse, "nvidia-smi -q printed no 'GPU <bus id>' section", {}, {}});
   return gpus;
 }

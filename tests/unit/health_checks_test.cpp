@@ -4,8 +4,10 @@
 #include <gpuctl/facts/parsers.hpp>
 #include <gpuctl/inventory/loader.hpp>
 #include <gpuctl/verify/checks.hpp>
+#include <gpuctl_build_paths.hpp>
 
 #include "probe_capture.hpp"
+#include "probe_shell.hpp"
 #include "check_fixture.hpp"
 #include "program_builder.hpp"
 #include "template_test_inventory.hpp"
@@ -114,6 +116,27 @@ TEST(ClockEventParser, ReadsActiveNotActiveAndUnreportedValues) {
   EXPECT_FALSE(parse_clock_events("00000000:18:00.0, Maybe, Not Active, Not Active, Not Active\n"));
   EXPECT_FALSE(parse_clock_events("00000000:18:00.0, Not Active\n"));
   EXPECT_FALSE(parse_clock_events("\n"));
+}
+
+// The batch's fabric probe over the real H200 `nvidia-smi -q`: it keeps the GPU lines and the
+// Fabric section only (the citation shows them), and nvidia-smi's exit status.
+TEST(FabricParser, TheProbeKeepsTheFabricSectionsOfTheRealOutput) {
+  const auto capture = std::string(GPUCTL_TEST_DATA_DIR) + "/nvidia-smi/h200-1gpu/nvidia-smi-q.txt";
+  const auto run = testing::run_probe_body(testing::probe_body("fabric"),
+                                           {{"[ \"$gpus_rc\" = 0 ]", "true"},
+                                            {"command -v nvidia-smi", "command -v cat"},
+                                            {"$T nvidia-smi -q", "cat " + capture}});
+  EXPECT_EQ(run.rc, 0) << run.out;
+  EXPECT_EQ(run.out.find("Product Name"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("@@smi-rc 0"), std::string::npos) << run.out;
+  const auto fabric = parse_fabric(run.out.substr(0, run.out.rfind("rc=")));
+  ASSERT_TRUE(fabric) << fabric.error().message << "\n" << run.out;
+  ASSERT_EQ(fabric->size(), 1u);
+  EXPECT_EQ((*fabric)[0].health.size(), 7u);
+  const auto failed = parse_fabric("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n@@smi-rc 9\n");
+  ASSERT_FALSE(failed);
+  EXPECT_EQ(failed.error().message, "nvidia-smi -q exited 9: NVIDIA-SMI has failed because it couldn't communicate with the "
+                                    "NVIDIA driver.");
 }
 
 // The excerpts have no GPU line of their own (tests/data/nvidia-smi/fabric/README.md).

@@ -214,7 +214,8 @@ Result<std::vector<GpuClockEvents>> parse_clock_events(std::string_view text);
 
 // `nvidia-smi -q`, of which parse_fabric reads each GPU's `Fabric` section (state, status,
 // CliqueId, ClusterUUID, Health). A GPU without one (drivers before the fabric fields) reads as
-// state "N/A", not reported. Error: no `GPU <bus id>` section, a Fabric line without ':'.
+// state "N/A", not reported. The probe's "@@smi-rc N" line, where present, is nvidia-smi's exit
+// status. Error: a non-zero one, no `GPU <bus id>` section, a Fabric line without ':'.
 std::string fabric_command();
 Result<std::vector<GpuFabric>> parse_fabric(std::string_view text);
 
