@@ -41,6 +41,9 @@ std::string atomic_write_script(const std::string& path, std::size_t size, const
       "dest={0}; dir=$(dirname -- \"$dest\"); tmp=\n"
       "trap 'rm -f -- \"$tmp\"' EXIT; trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM\n"
       "if [ -d \"$dest\" ]; then echo \"$dest: is a directory\" >&2; exit 1; fi\n"
+      // A drop-in or an exporter's config may be the first file of its directory: created
+      // 0755 (the owner is the writer, root), as a package would; existing ones are left as they are.
+      "if [ ! -d \"$dir\" ]; then (umask 022; mkdir -p -- \"$dir\"); fi\n"
       "tmp=$(mktemp -- \"$dir/.$(basename -- \"$dest\").gpuctl.XXXXXX\")\n"
       "cat > \"$tmp\"\n"
       "n=$(wc -c < \"$tmp\"); if [ \"$n\" -ne {1} ]; then echo \"$dest: received $n of {1} bytes\" >&2; exit 1; fi\n",

@@ -7,7 +7,7 @@
 IMAGE_PACKAGES=systemd,systemd-sysv,dbus,openssh-server,ca-certificates,kmod,procps,iproute2,curl,gpg,less
 # The rdma step's packages (the profiles' rdma_core, ibverbs_utils, infiniband_diags rows): real,
 # on the HCAs of `sandbox up --hgx`.
-DEBIAN_EXTRA="slurmd slurmctld slurm-client munge prometheus-node-exporter rdma-core ibverbs-utils infiniband-diags"
+DEBIAN_EXTRA="slurmd slurmctld slurm-client munge prometheus-node-exporter prometheus prometheus-alertmanager rdma-core ibverbs-utils infiniband-diags"
 # What tests/e2e/debian_nonfree.sh installs with gpuctl: the driver and kernel module of
 # Debian's profile, nvidia-smi and the persistence daemon (playbooks/profiles/debian12-distribution.yaml).
 DEBIAN_NVIDIA="nvidia-driver nvidia-kernel-dkms nvidia-smi nvidia-persistenced firmware-misc-nonfree"

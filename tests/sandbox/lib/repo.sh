@@ -22,7 +22,7 @@ sandbox_gpuctl() {
 repo_hash() {
   { echo "$SANDBOX_PROFILE $DRIVER_535 $DRIVER_550 $CUDA_VERSION";
     recipe_hash "$SANDBOX_SRC/nvidia-smi" "$SANDBOX_SRC/packages" "$SANDBOX_SRC/lib/repo.sh" "$SANDBOX_SRC/lib/toolkit.sh" \
-      "$PROFILES_DIR"; } | sha256sum | cut -c1-16
+      "$PROFILES_DIR" "$SANDBOX_SRC/../data/monitoring"; } | sha256sum | cut -c1-16
 }
 
 # Sets REPO_DIR (holds cuda/). Builds when not cached.
@@ -175,8 +175,21 @@ mkdir -p /run/nvidia-fabricmanager && echo $ver > /run/nvidia-fabricmanager/gpuc
   sed "s/@DCGM_VERSION@/${dcgm_ver%-*}/" "$SANDBOX_SRC/packages/dcgmi" > "$r/usr/bin/dcgmi"; chmod 755 "$r/usr/bin/dcgmi"
   make_deb "$out" "$r" "$dcgm" "$(profile_field "$profile" dcgm version)" "NVIDIA Data Center GPU Manager"
 
+  # The exporter as NVIDIA packages it: its real unit and default counters file (copies in
+  # tests/data/monitoring/), and a stand-in binary that serves /metrics for the fields of the
+  # counters file it is started with (packages/dcgm-exporter).
   r=$b/dcgm-exporter
-  service_files "$r" "$(profile_field "$profile" dcgm_exporter service)" dcgm-exporter
+  local exporter_unit; exporter_unit=$(profile_field "$profile" dcgm_exporter service)
+  mkdir -p "$r/usr/bin" "$r/lib/systemd/system" "$r/etc/dcgm-exporter" "$r/DEBIAN"
+  cp "$SANDBOX_SRC/packages/dcgm-exporter" "$r/usr/bin/dcgm-exporter"; chmod 755 "$r/usr/bin/dcgm-exporter"
+  cp "$SANDBOX_SRC/../data/monitoring/nvidia-dcgm-exporter.service" "$r/lib/systemd/system/$exporter_unit.service"
+  cp "$SANDBOX_SRC/../data/monitoring/default-counters.4.2.3-4.1.1.csv" "$r/etc/dcgm-exporter/default-counters.csv"
+  echo /etc/dcgm-exporter/default-counters.csv > "$r/DEBIAN/conffiles"
+  printf '#!/bin/sh\nset -e\nif [ "$1" = configure ] && [ -d /run/systemd/system ]; then\n  systemctl daemon-reload >/dev/null 2>&1 || true\n  systemctl enable %s.service >/dev/null 2>&1 || true\n  systemctl restart %s.service || true\nfi\n' \
+    "$exporter_unit" "$exporter_unit" > "$r/DEBIAN/postinst"
+  printf '#!/bin/sh\nset -e\nif [ -d /run/systemd/system ]; then systemctl disable --now %s.service >/dev/null 2>&1 || true; fi\n' \
+    "$exporter_unit" > "$r/DEBIAN/prerm"
+  chmod 755 "$r/DEBIAN/postinst" "$r/DEBIAN/prerm"
   make_deb "$out" "$r" "$(profile_field "$profile" dcgm_exporter name)" "$(profile_field "$profile" dcgm_exporter version)" \
     "NVIDIA DCGM exporter for Prometheus" "Depends: $dcgm"
 
