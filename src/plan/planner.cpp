@@ -293,6 +293,8 @@ NodePlan make_node_plan(const NodeProgram& program, const NodeState& state) {
   DriverAdoption adoption;
   for (std::size_t s = 0; s < program.steps.size(); ++s) {
     const auto& step = program.steps[s];
+    if (!step.step->note.empty() && std::ranges::find(plan.notes, step.step->note) == plan.notes.end())
+      plan.notes.push_back(step.step->note);
     std::vector<std::string> notified;
     bool changed = false;
     for (std::size_t r = 0; r < step.resources.size(); ++r) {

@@ -238,7 +238,7 @@ class PlaybookDecoder {
 
   std::optional<Step> read_step(const YamlNode& node) {
     static const std::vector<std::string> keys{"name", "description", "when", "resources", "reboot", "reboot_unless",
-                                               "reboot_if", "checks"};
+                                               "reboot_if", "checks", "note"};
     const auto map = m_decoder.map(node, "a step", keys);
     if (!map) return std::nullopt;
     Step step;
@@ -249,6 +249,7 @@ class PlaybookDecoder {
       m_decoder.error(name_node ? *name_node : node, "a step needs a name", "add name: followed by a unique name");
     const Fields s(m_decoder, *map, step.name.empty() ? std::string("a step") : fmt::format("step '{}'", step.name));
     step.description = s.text("description");
+    step.note = s.text("note");
     step.when = s.text("when");
     step.checks = s.list("checks");
     check_check_names(s.node("checks"), step.name);

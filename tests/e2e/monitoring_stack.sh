@@ -61,6 +61,7 @@ token="e2e-token-$RANDOM$RANDOM"
 echo "--- plan: Prometheus, Alertmanager, the token as a secret (never its value)"
 expect_rc 2 g plan "$INVENTORY" --detailed-exitcode
 expect_output '\+ install prometheus-alertmanager' "Alertmanager is planned on head01"
+expect_output 'note: Grafana is not installed: the inventory declares no monitoring.grafana.repository' "the plan says Grafana is left out"
 expect_output '\+ create /etc/prometheus/alertmanager-secrets/webhook-token \(0640 root:prometheus\)' "the token file is planned, without its content"
 grep -q -- "$token" <<<"$OUTPUT" && die "the plan shows the token"
 

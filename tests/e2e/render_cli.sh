@@ -10,10 +10,11 @@ golden=$GPUCTL_SOURCE_DIR/tests/data/golden
 
 "$GPUCTL" render "$example" -o "$work/out"
 for node in head01 gpu01; do diff -r "$golden/$node" "$work/out/$node"; done
-# GPU nodes differ only in the exporter's bind address, which is each node's own.
+# GPU nodes differ only in the exporters' bind addresses, which are each node's own.
 for n in 2 3 4 5 6 7 8; do
-  diff -r -x prometheus-node-exporter "$work/out/gpu01" "$work/out/gpu0$n"
+  diff -r -x prometheus-node-exporter -x nvidia-dcgm-exporter.service.d "$work/out/gpu01" "$work/out/gpu0$n"
   grep -q "listen-address=10.10.1.$n:9100" "$work/out/gpu0$n/etc/default/prometheus-node-exporter"
+  grep -q -- "-a 10.10.1.$n:9400$" "$work/out/gpu0$n/etc/systemd/system/nvidia-dcgm-exporter.service.d/gpuctl.conf"
 done
 # Secrets (the munge key) are never rendered into a tree.
 [[ ! -e $work/out/gpu01/etc/munge/munge.key ]] || { echo "render wrote the munge key"; exit 1; }

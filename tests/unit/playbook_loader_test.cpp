@@ -444,7 +444,7 @@ TEST(ShippedPlaybooks, HeadNodeLoadsWithItsStepsInOrder) {
   const auto playbook = load_playbook(std::string(GPUCTL_SOURCE_DIR) + "/playbooks/head-node.yaml");
   ASSERT_TRUE(playbook) << playbook.error().to_string();
   EXPECT_EQ(playbook->name, "head-node");
-  EXPECT_EQ(step_names(*playbook), (std::vector<std::string>{"slurm-controller", "node-exporter", "prometheus", "alertmanager", "grafana"}));
+  EXPECT_EQ(step_names(*playbook), (std::vector<std::string>{"slurm-controller", "node-exporter", "prometheus", "alertmanager", "grafana-absent", "grafana"}));
 }
 
 TEST(ShippedPlaybooks, DefaultNamesResolveToTheShippedFiles) {

@@ -95,6 +95,9 @@ struct Step {
   // (the nouveau blacklist needs one only while nouveau is loaded). reboot_unless still acts.
   std::string reboot_if;
   std::vector<std::string> checks;    // verify check names proving this step
+  // Shown in the plan of every node whose program has the step: what the reader must know that
+  // is no change (Grafana left out for want of its repository). Text as written, no variables.
+  std::string note;
   int line = 0;
 };
 

@@ -55,8 +55,8 @@ EOI
   fi
   cat <<EOI
   monitoring:
-    # No Prometheus server: the sandbox repository carries only the exporters. Each exporter
-    # binds its node's own address (the nodes share the host's network namespace).
+    # No Prometheus server unless a test names one (tests/e2e/monitoring_stack.sh). Each
+    # exporter binds its node's own address (the nodes share the host's network namespace).
     dcgm_exporter: true
     node_exporter: true
 
