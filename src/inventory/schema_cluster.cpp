@@ -318,6 +318,17 @@ void decode_monitoring(Decoder& d, const YamlNode& node, RawInventory& raw) {
       port("prometheus", m.prometheus_port);
       port("alertmanager", m.alertmanager_port);
       port("grafana", m.grafana_port);
+      // The servers of the Prometheus node (and its node_exporter) share its address.
+      const std::pair<std::string_view, int> on_server[] = {{"node_exporter", m.node_exporter_port},
+                                                            {"prometheus", m.prometheus_port},
+                                                            {"alertmanager", m.alertmanager_port},
+                                                            {"grafana", m.grafana_port}};
+      for (std::size_t i = 0; i < std::size(on_server); ++i)
+        for (std::size_t j = i + 1; j < std::size(on_server); ++j)
+          if (on_server[i].second == on_server[j].second)
+            d.error(*n, fmt::format("ports.{} and ports.{} are both {}: they listen on one address of the Prometheus node",
+                                    on_server[i].first, on_server[j].first, on_server[i].second),
+                    "give each its own port");
     }
   }
   if (const auto* n = view->get("verify_interval"))

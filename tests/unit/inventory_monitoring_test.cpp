@@ -69,6 +69,7 @@ TEST(InventoryMonitoring, RefusesWhatWouldLeakOrNeverWork) {
       {"    prometheus: head\n    verify_interval: 1w\n", "debian12", "from 1m to 30d"},
       {"    prometheus: head\n    grafana:\n      repository: {url: \"https://apt.grafana.com\"}\n", "debian12", "signing key"},
       {"    prometheus: head\n    alertmanager:\n      pagerduty: {}\n", "debian12", "pagerduty"},
+      {"    prometheus: head\n    ports: {alertmanager: 9090}\n", "debian12", "ports.prometheus and ports.alertmanager are both 9090"},
   };
   for (const auto& c : cases) {
     const auto result = load(c.monitoring, c.os);
