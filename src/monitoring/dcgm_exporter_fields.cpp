@@ -33,6 +33,8 @@ constexpr std::array k_fields{
     DcgmField{"DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL", "counter", "Total number of NVLink retries.", shown},
     DcgmField{"DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL", "counter", "Total number of NVLink recovery errors.", alerted_nvlink},
     DcgmField{"DCGM_FI_DRIVER_VERSION", "label", "Driver Version", label},
+    // Field 112 under its name before DCGM 3.3, which exporters built on older DCGM export.
+    DcgmField{"DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", "gauge", "Current clock throttle reasons.", alias},
 };
 
 }  // namespace

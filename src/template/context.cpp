@@ -426,6 +426,7 @@ void set_alerting(TemplateValue& value, const Inventory& inventory) {
   }
   auto fields = TemplateValue::list();
   for (const auto& field : monitoring::dcgm_exporter_fields()) {
+    if (field.need == monitoring::FieldNeed::alias) continue;
     TemplateValue entry;
     entry["name"] = std::string(field.name);
     entry["type"] = std::string(field.type);

@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include <spdlog/logger.h>
 
 #include <fcntl.h>
@@ -134,14 +136,16 @@ TEST(RunLogSink, LinesAreUtcMillisecondTimeNodeAndTextFlushedPerRecord) {
   const auto path = dir / "run.log";
   std::FILE* file = std::fopen(path.c_str(), "w");
   ASSERT_NE(file, nullptr);
-  const auto before = std::time(nullptr);
+  // The precise clock spdlog stamps with: time() reads the coarse one, which can lag it by a
+  // tick, so right after a second turned it said the previous second (a flake, seen once).
+  const auto before = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   auto sink = std::make_shared<FileSink>(file);  // owns `file` from here
   sink->set_formatter(make_run_log_formatter());
   spdlog::logger logger("run-log", sink);
   logger.set_level(spdlog::level::trace);
   logger.info("{} {}", "-", "phase verify over 2 nodes");
   logger.trace("{} {}", "n1", "$ nvidia-smi -L\n    exit 0 after 41 ms\n    | GPU 0: H100");
-  const auto after = std::time(nullptr);
+  const auto after = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   const auto text = read_all(path);  // no flush asked for: each record is already in the file
   std::smatch match;
   const std::regex line(R"(^(\d{2}):(\d{2}):(\d{2})\.\d{3} - phase verify over 2 nodes\n)"

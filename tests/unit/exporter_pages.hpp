@@ -27,7 +27,7 @@ inline std::string dcgm_sample(std::string_view field, const GpuInfo& gpu, std::
 inline std::string full_dcgm_page(const std::vector<GpuInfo>& gpus, std::string_view without = {}) {
   std::string page = "HTTP/1.1 200 OK\n";
   for (const auto& field : monitoring::dcgm_exporter_fields()) {
-    if (field.type == "label" || field.name == without) continue;
+    if (field.type == "label" || field.need == monitoring::FieldNeed::alias || field.name == without) continue;
     for (const auto& gpu : gpus) page += dcgm_sample(field.name, gpu);
   }
   return page;

@@ -16,6 +16,7 @@ enum class FieldNeed {
   alerted_nvlink,  // an alert rule reads it, on GPUs with NVLink (nodes that declare gpu.nvlink)
   shown,           // the dashboard shows it; not required
   label,           // a label on every other series (the CSV's "label" type)
+  alias,           // an older exporter's name of a field above, which the rules also read; not exported
 };
 
 struct DcgmField {

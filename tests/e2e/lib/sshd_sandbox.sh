@@ -131,6 +131,9 @@ write_inventory() {
     cat <<YAML
 cluster:
   name: e2e
+  # The "nodes" are this machine's own sshd: nothing is to be installed on them, node_exporter
+  # included (which every node without GPUs gets otherwise).
+  monitoring: {node_exporter: false}
 defaults:
   port: $SSHD_PORT
   user: $LOGIN_USER
