@@ -127,21 +127,35 @@ constexpr std::string_view k_peermem_modules[] = {"nvidia_peermem: ", "nv_peer_m
 // "nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 20034, Fatal, Link 63 ...": the NVSwitch driver's
 // format (nvswitch's NVSWITCH_PRINT_SXID: "SXid (PCI:%s): %05d, " then the event's words).
 // Nullopt for the event's follow-up lines ("Severity 1 ...", "Data {...}"); error: no code.
-Result<std::optional<XidEvent>> parse_sxid_line(std::string_view line, std::size_t at) {
-  auto rest = line.substr(at + 6);
-  const auto close = rest.find("): ");
-  if (close == std::string_view::npos) return std::unexpected(malformed("dmesg SXid line", line));
+// What follows "Xid (" or "SXid (": "PCI:0000:b3:00): 79, the rest". The event with its PCI
+// address and code, and the text after the code's comma (none without one); nullopt when the
+// line has no such head.
+struct EventHead {
   XidEvent event;
-  event.nvswitch = true;
+  std::optional<std::string_view> after_code;
+};
+std::optional<EventHead> parse_event_head(std::string_view rest) {
+  const auto close = rest.find("): ");
+  if (close == std::string_view::npos) return std::nullopt;
+  EventHead head;
   auto pci = rest.substr(0, close);
   if (pci.starts_with("PCI:")) pci.remove_prefix(4);
-  event.pci = std::string(pci);
+  head.event.pci = std::string(pci);
   rest.remove_prefix(close + 3);
   const auto comma = rest.find(',');
   const auto code = detail::to_int(util::trim(rest.substr(0, comma)));
-  if (!code || *code < 0 || comma == std::string_view::npos) return std::unexpected(malformed("dmesg SXid line", line));
-  event.code = static_cast<int>(*code);
-  rest.remove_prefix(comma + 1);
+  if (!code || *code < 0) return std::nullopt;
+  head.event.code = static_cast<int>(*code);
+  if (comma != std::string_view::npos) head.after_code = rest.substr(comma + 1);
+  return head;
+}
+
+Result<std::optional<XidEvent>> parse_sxid_line(std::string_view line, std::size_t at) {
+  auto head = parse_event_head(line.substr(at + 6));
+  if (!head || !head->after_code) return std::unexpected(malformed("dmesg SXid line", line));
+  XidEvent event = std::move(head->event);
+  event.nvswitch = true;
+  auto rest = *head->after_code;
   const auto next = rest.find(',');
   const auto severity = util::trim(rest.substr(0, next));
   if (severity == "Fatal") event.fatal = true;
@@ -219,20 +233,10 @@ Result<std::vector<XidEvent>> parse_kernel_xids(std::string_view text) {
       continue;
     }
     // "NVRM: Xid (PCI:0000:b3:00): 79, pid=..., message" (older drivers: "Xid (0000:03:00): 14, ...").
-    auto rest = std::string_view(line).substr(at + 11);
-    const auto close = rest.find("): ");
-    if (close == std::string_view::npos) return std::unexpected(malformed("dmesg Xid line", line));
-    XidEvent event;
-    auto pci = rest.substr(0, close);
-    if (pci.starts_with("PCI:")) pci.remove_prefix(4);
-    event.pci = std::string(pci);
-    rest.remove_prefix(close + 3);
-    const auto comma = rest.find(',');
-    const auto code = detail::to_int(util::trim(rest.substr(0, comma)));
-    if (!code || *code < 0) return std::unexpected(malformed("dmesg Xid line", line));
-    event.code = static_cast<int>(*code);
-    if (comma != std::string_view::npos) event.message = std::string(util::trim(rest.substr(comma + 1)));
-    events.push_back(std::move(event));
+    auto head = parse_event_head(std::string_view(line).substr(at + 11));
+    if (!head) return std::unexpected(malformed("dmesg Xid line", line));
+    if (head->after_code) head->event.message = std::string(util::trim(*head->after_code));
+    events.push_back(std::move(head->event));
   }
   if (auto answered = dmesg_answered(rc, complaints); !answered) return std::unexpected(answered.error());
   return events;

@@ -224,9 +224,13 @@ std::optional<int> duration_seconds(Decoder& d, const YamlNode& node, std::strin
   return static_cast<int>(count * unit->second);
 }
 
-void decode_severity(Decoder& d, const MapView& view, AlertRoute& route) {
+// A receiver's map, with its route marked declared and its severity read.
+std::optional<MapView> receiver(Decoder& d, const YamlNode& node, std::string_view kind, const Keys& keys, AlertRoute& route) {
+  auto view = d.map(node, fmt::format("'alertmanager.{}'", kind), keys);
+  if (!view) return std::nullopt;
   route.declared = true;
-  if (const auto* n = view.get("severity")) route.severity = d.choice(*n, "'severity'", k_severities).value_or("all");
+  if (const auto* n = view->get("severity")) route.severity = d.choice(*n, "'severity'", k_severities).value_or("all");
+  return view;
 }
 
 // A receiver's required field, reported at the receiver when missing.
@@ -244,10 +248,9 @@ void decode_alertmanager(Decoder& d, const YamlNode& node, MonitoringSettings& m
   auto view = d.map(node, "'monitoring.alertmanager'", k_alertmanager_keys);
   if (!view) return;
   if (const auto* n = view->get("webhook")) {
-    auto view_of = d.map(*n, "'alertmanager.webhook'", k_webhook_keys);
-    if (!view_of) return;
-    auto& r = *view_of;
-    decode_severity(d, r, m.webhook);
+    const auto declared = receiver(d, *n, "webhook", k_webhook_keys, m.webhook);
+    if (!declared) return;
+    const auto& r = *declared;
     m.webhook.url = required(d, *n, r, "url", "webhook", grammar::url);
     // Alertmanager 0.23-0.25 read a webhook URL only from its config, which plans show: a
     // credential belongs in the bearer token (a file), never in the URL.
@@ -259,10 +262,9 @@ void decode_alertmanager(Decoder& d, const YamlNode& node, MonitoringSettings& m
     if (const auto* b = r.get("bearer_token")) m.webhook.bearer_token = d.boolean(*b, "'webhook.bearer_token'").value_or(false);
   }
   if (const auto* n = view->get("email")) {
-    auto view_of = d.map(*n, "'alertmanager.email'", k_email_keys);
-    if (!view_of) return;
-    auto& r = *view_of;
-    decode_severity(d, r, m.email);
+    const auto declared = receiver(d, *n, "email", k_email_keys, m.email);
+    if (!declared) return;
+    const auto& r = *declared;
     m.email.to = required(d, *n, r, "to", "email", grammar::email);
     m.email.from = required(d, *n, r, "from", "email", grammar::email);
     m.email.smarthost = required(d, *n, r, "smarthost", "email", grammar::host_port);
@@ -270,10 +272,9 @@ void decode_alertmanager(Decoder& d, const YamlNode& node, MonitoringSettings& m
     if (const auto* t = r.get("require_tls")) m.email.require_tls = d.boolean(*t, "'email.require_tls'").value_or(true);
   }
   if (const auto* n = view->get("slack")) {
-    auto view_of = d.map(*n, "'alertmanager.slack'", k_slack_keys);
-    if (!view_of) return;
-    auto& r = *view_of;
-    decode_severity(d, r, m.slack);
+    const auto declared = receiver(d, *n, "slack", k_slack_keys, m.slack);
+    if (!declared) return;
+    const auto& r = *declared;
     m.slack.channel = required(d, *n, r, "channel", "slack", grammar::chat_channel);
   }
 }

@@ -50,6 +50,10 @@ std::string cuda_key_path(const RepositorySettings& repository) {
   return armored ? "/etc/apt/keyrings/gpuctl-cuda.asc" : "/etc/apt/keyrings/gpuctl-cuda.gpg";
 }
 
+std::string url_address(const std::string& address) {
+  return address.find(':') == std::string::npos ? address : "[" + address + "]";
+}
+
 std::string node_address(const Node& node) {
   return node.connection.address.empty() ? node.name : node.connection.address;
 }
@@ -98,11 +102,6 @@ bool is_gpu_node(const Node& node) { return node.gpu.count > 0; }
 std::string gpu_type(const Node& node) { return util::to_lower(node.gpu.model); }
 
 std::string address_of(const Node& node) { return node_address(node); }
-
-// An address as the host part of "host:port": IPv6 literals go in brackets.
-std::string url_address(const std::string& address) {
-  return address.find(':') == std::string::npos ? address : "[" + address + "]";
-}
 
 // slurm.conf's NodeAddr for the nodes `expression` names, in the order Slurm expands it (Slurm
 // pairs the two lists name by name; expand() gives that order for every compress_for_slurm

@@ -8,50 +8,33 @@
 #include <fmt/format.h>
 
 namespace gpuctl {
-namespace {
-
-std::string url_host(const std::string& address) {
-  return address.find(':') == std::string::npos ? address : "[" + address + "]";
-}
-
-struct Endpoint {
-  std::string address;
-  int port = 0;
-};
-
-Endpoint endpoint_of(const Inventory& inventory, const Node& node, const std::string& exporter) {
-  const auto& m = inventory.cluster.monitoring;
-  return {node_address(node), exporter == "dcgm-exporter" ? m.dcgm_exporter_port : m.node_exporter_port};
-}
-
-}  // namespace
 
 std::vector<ExporterScrape> exporters_on_node(const Inventory& inventory, const Node& node) {
   const auto& m = inventory.cluster.monitoring;
   std::vector<ExporterScrape> scrapes;
-  const auto add = [&](std::string exporter, std::string service) {
+  const auto address = node_address(node);
+  const auto add = [&](std::string exporter, std::string service, int port) {
     ExporterScrape scrape;
     scrape.exporter = std::move(exporter);
     scrape.service = std::move(service);
-    const auto where = endpoint_of(inventory, node, scrape.exporter);
-    scrape.target = fmt::format("{}:{}", url_host(where.address), where.port);
-    scrape.command = exporter_scrape_command(scrape, where.address, where.port);
+    scrape.target = fmt::format("{}:{}", url_address(address), port);
+    scrape.command = exporter_scrape_command(address, port);
     scrapes.push_back(std::move(scrape));
   };
-  if (m.dcgm_exporter && node.gpu.count > 0) add("dcgm-exporter", inventory.cluster.packages.service("dcgm_exporter"));
-  if (m.node_exporter) add("node-exporter", "prometheus-node-exporter");
+  if (m.dcgm_exporter && node.gpu.count > 0)
+    add("dcgm-exporter", inventory.cluster.packages.service("dcgm_exporter"), m.dcgm_exporter_port);
+  if (m.node_exporter) add("node-exporter", "prometheus-node-exporter", m.node_exporter_port);
   return scrapes;
 }
 
-std::string exporter_scrape_command(const ExporterScrape& scrape, const std::string& address, int port) {
+std::string exporter_scrape_command(const std::string& address, int port) {
   // HTTP/1.0: the answer is the page itself, never chunked, and the connection ends with it.
   // Only the lines the check reads come back: a node_exporter page is ~100 KiB.
-  (void)scrape;
   return fmt::format(
       "timeout 10 bash -c 'exec 3<>\"/dev/tcp/$1/$2\" || exit 7; "
       "printf \"GET /metrics HTTP/1.0\\r\\nHost: %s\\r\\nAccept: text/plain\\r\\n\\r\\n\" \"$3\" >&3; "
       "tr -d \"\\r\" <&3 | grep -E \"^(HTTP/|DCGM_FI_|node_exporter_build_info)\"; exit 0' _ {} {} {}",
-      util::shell_quote(address), port, util::shell_quote(fmt::format("{}:{}", url_host(address), port)));
+      util::shell_quote(address), port, util::shell_quote(fmt::format("{}:{}", url_address(address), port)));
 }
 
 Result<MetricsPage> parse_metrics_page(std::string_view out) {

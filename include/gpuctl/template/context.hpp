@@ -103,6 +103,8 @@ std::string cuda_key_path(const RepositorySettings& repository);
 
 // The address gpuctl reaches `node` on: its `address`, else its name.
 std::string node_address(const Node& node);
+// An address as the host part of "host:port": IPv6 literals go in brackets.
+std::string url_address(const std::string& address);
 
 // The Slurm ClusterName: slurm.cluster_name, else the cluster's name.
 std::string slurm_cluster_name(const Inventory& inventory);

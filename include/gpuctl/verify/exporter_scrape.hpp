@@ -34,9 +34,9 @@ struct ObservedExporterScrapes {
 // every node), with their targets; nothing scraped yet (pure).
 std::vector<ExporterScrape> exporters_on_node(const Inventory& inventory, const Node& node);
 
-// The node-side command for one exporter (pure): the status line, then the sample lines of
-// DCGM_FI_* fields and node_exporter_build_info; exit 7 when nothing listens.
-std::string exporter_scrape_command(const ExporterScrape& scrape, const std::string& address, int port);
+// The node-side command that scrapes ADDRESS:PORT (pure): the status line, then the sample
+// lines of DCGM_FI_* fields and node_exporter_build_info; exit 7 when nothing listens.
+std::string exporter_scrape_command(const std::string& address, int port);
 
 // What one /metrics page says (pure).
 struct MetricsPage {
