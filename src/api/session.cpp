@@ -57,6 +57,10 @@ Session::Session(const Inventory& inventory, std::vector<const Node*> nodes, std
 
 Session::~Session() = default;
 
+void Session::drop_connections() {
+  for (const auto* node : m_nodes) m_pool.close(node->name);
+}
+
 const NodeFacts* Session::probed_facts(std::size_t index) const {
   if (index >= m_data.size() || !m_data[index]->facts) return nullptr;
   return &*m_data[index]->facts;

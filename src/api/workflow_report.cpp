@@ -56,6 +56,12 @@ std::string workflow_report_to_json(const NodeWorkflowReport& report) {
   doc["host_key"] = {{"state", report.host_key_state},
                      {"replaced", report.host_key_replaced},
                      {"fingerprint", report.host_key_fingerprint}};
+  if (!report.remedy.empty())
+    doc["remediation"] = {{"findings", report.findings},
+                          {"remedy", report.remedy},
+                          {"steps", report.remedy_steps},
+                          {"dry_run", report.dry_run},
+                          {"escalated", report.escalated}};
   ordered_json slurm = nullptr;
   if (report.slurm_decision)
     slurm = {{"decision", to_string(*report.slurm_decision)},
@@ -96,6 +102,12 @@ std::string render_workflow_report(const NodeWorkflowReport& report) {
   if (!report.host_key_state.empty())
     out += fmt::format("{}: host key {}{} {}\n", report.node, report.host_key_state,
                        report.host_key_replaced ? ", replaced in known_hosts" : "", report.host_key_fingerprint);
+  if (!report.remedy.empty()) {
+    for (const auto& finding : report.findings) out += fmt::format("  fault: {}\n", finding);
+    out += fmt::format("  remedy: {}{}\n", report.remedy, report.escalated ? " (the reset failed: rebooted instead)" : "");
+    for (const auto& step : report.remedy_steps)
+      out += fmt::format("  {} {}\n", report.dry_run ? "would:" : "done:", step);
+  }
   out += render_slurm(report);
   for (const auto& a : report.apply)
     out += fmt::format("  apply: {}{}\n", exec::to_string(a.outcome.status),

@@ -1,4 +1,4 @@
-// The tail every node workflow ends with: converge, verify, record.
+// The tail every node workflow ends with: converge (or not), verify, record.
 #include "workflow_steps.hpp"
 
 namespace gpuctl::workflow {
@@ -26,6 +26,11 @@ void converge_verify_record(const WorkflowContext& context, NodeWorkflowReport& 
       }
     }
   }
+  verify_record(context, report, dcgm);
+  if (report.outcome.status == exec::NodeStatus::ok && changed) report.outcome.status = exec::NodeStatus::changed;
+}
+
+void verify_record(const WorkflowContext& context, NodeWorkflowReport& report, const DcgmDiagRequest& dcgm) {
   // The workflow's own drain, or one it reports as someone else's, is not a verify failure.
   const auto ignored = report.slurm_decision == DrainDecision::drain              ? IgnoredDrain::own
                        : report.slurm_decision == DrainDecision::drained_by_other ? IgnoredDrain::any
@@ -34,10 +39,7 @@ void converge_verify_record(const WorkflowContext& context, NodeWorkflowReport& 
   // The facts of the verify: after every change, so they are what the node is now.
   context.recorder.record_facts(context.session);
   context.recorder.record_outcomes(report.verify);
-  for (const auto& verified : report.verify) {
-    report.outcome = verified.outcome;
-    if (verified.outcome.status == exec::NodeStatus::ok && changed) report.outcome.status = exec::NodeStatus::changed;
-  }
+  for (const auto& verified : report.verify) report.outcome = verified.outcome;
 }
 
 

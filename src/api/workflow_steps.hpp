@@ -1,5 +1,5 @@
 #pragma once
-// Steps the node workflows (replace_gpu, reimage) share. Internal to src/api.
+// Steps the node workflows (replace_gpu, reimage, remediate) share. Internal to src/api.
 
 #include <gpuctl/api/node_workflows.hpp>
 
@@ -12,6 +12,10 @@ namespace gpuctl::workflow {
 // records the gathered facts and the final outcome. Sets report.apply, .verify, .outcome.
 // `dcgm.level` > 0: verify runs DCGM's diagnostic at that level, on the GPUs it names (Session::verify).
 void converge_verify_record(const WorkflowContext& context, NodeWorkflowReport& report, const DcgmDiagRequest& dcgm = {});
+
+// Verifies the session's one node (DCGM's diagnostic at `dcgm.level` where > 0) looking past
+// the workflow's own drain, and records the facts and the outcome. Sets report.verify, .outcome.
+void verify_record(const WorkflowContext& context, NodeWorkflowReport& report, const DcgmDiagRequest& dcgm = {});
 
 // Runs `work` (which sets report.outcome, and report.verify when it verified) inside the one
 // drain sequence (drain_sequence.hpp) when Slurm is enabled in the inventory: Slurm is asked

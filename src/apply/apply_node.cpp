@@ -3,11 +3,12 @@
 
 #include "change_commands.hpp"
 
+#include <gpuctl/apply/reboot.hpp>
+
 #include <gpuctl/util/strings.hpp>
 
 #include <fmt/format.h>
 #include <set>
-#include <thread>
 
 namespace gpuctl {
 namespace {
@@ -128,32 +129,17 @@ class NodeApplier {
     return ChangeFailure{"unknown resource kind", {}};
   }
 
-  Result<std::string> boot_id() {
-    auto t = transport();
-    if (!t) return std::unexpected(t.error());
-    auto id = (*t)->read_file("/proc/sys/kernel/random/boot_id");
-    if (!id) return std::unexpected(id.error());
-    return std::string(util::trim(*id));
-  }
-
   std::optional<ChangeFailure> reboot_and_wait() {
-    auto before = boot_id();
+    auto t = transport();
+    if (!t) return ChangeFailure{"cannot read boot_id before the reboot: " + t.error().to_string(), {}};
+    auto before = read_boot_id(**t);
     if (!before) return ChangeFailure{"cannot read boot_id before the reboot: " + before.error().to_string(), {}};
-    if (auto failed = run_command(apply_detail::reboot_command(), "systemctl reboot")) return failed;
-    m_pool.close(m_node.name);
+    if (auto failed = run_command(reboot_command(), "systemctl reboot")) return failed;
     m_hooks.on_message(m_node.name, "rebooting; waiting for a new boot_id");
-    const auto deadline = Clock::now() + m_options.reboot_timeout;
-    std::string last_error = "no answer yet";
-    while (Clock::now() < deadline) {
-      std::this_thread::sleep_for(m_options.reboot_poll);
-      auto now = boot_id();
-      if (now && *now != *before) return std::nullopt;
-      if (!now) last_error = now.error().to_string();
-      m_pool.close(m_node.name);  // a session to the old boot, or a failed one: start afresh
-    }
-    return ChangeFailure{fmt::format("the node did not come back within {} s of the reboot (last: {})",
-                                     m_options.reboot_timeout.count(), last_error),
-                         {}};
+    const NodeConnection connection{[this] { return transport(); }, [this] { m_pool.close(m_node.name); }};
+    if (auto back = wait_for_new_boot(connection, *before, m_options.reboot_timeout, m_options.reboot_poll); !back)
+      return ChangeFailure{back.error().message, {}};
+    return std::nullopt;
   }
 
   exec::TransportPool& m_pool;

@@ -87,8 +87,5 @@ std::string restart_service_command(const std::string& service) {
   return fmt::format("systemctl restart {}", util::shell_quote(service));
 }
 
-std::string reboot_command() {
-  return "nohup sh -c 'sleep 1; systemctl reboot' >/dev/null 2>&1 </dev/null &";
-}
 
 }  // namespace gpuctl::apply_detail

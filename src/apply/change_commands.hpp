@@ -21,7 +21,4 @@ std::string package_remove_command(const PackageResource& package);
 std::string service_command(const ServiceResource& service);
 std::string restart_service_command(const std::string& service);
 
-// Detaches a reboot so the command returns before the connection drops.
-std::string reboot_command();
-
 }  // namespace gpuctl::apply_detail

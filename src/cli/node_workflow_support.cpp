@@ -7,10 +7,9 @@
 #include <unistd.h>
 
 namespace gpuctl::cli {
-namespace {
 
-Confirmation confirm(const NodeWorkflowCliOptions& options, std::string_view command, std::string_view question) {
-  if (options.yes) return Confirmation::go;
+Confirmation confirm_workflow(bool yes, std::string_view command, std::string_view question) {
+  if (yes) return Confirmation::go;
   if (!::isatty(STDIN_FILENO)) {
     fmt::print(stderr, "gpuctl: refusing to run {} without a terminal to confirm on; pass --yes in scripts\n", command);
     return Confirmation::cannot_ask;
@@ -23,8 +22,6 @@ Confirmation confirm(const NodeWorkflowCliOptions& options, std::string_view com
   fmt::print("Cancelled; nothing was changed.\n");
   return Confirmation::declined;
 }
-
-}  // namespace
 
 void add_node_workflow_options(CLI::App& command, NodeWorkflowCliOptions& options) {
   options.target.command = command.get_name();
@@ -56,7 +53,7 @@ int run_node_workflow_command(const NodeWorkflowCliOptions& options, const Globa
   request.drain_timeout = std::chrono::seconds(options.drain_timeout_s);
   request.resume_drained_by_other = options.resume;
   const auto text = fmt::format(fmt::runtime(question), options.node);
-  const auto result = call(request, [&] { return confirm(options, command, text); },
+  const auto result = call(request, [&] { return confirm_workflow(options.yes, command, text); },
                            make_run_environment(options.target, globals, options.state.path));
   print_failure(result.error);
   if (result.report)

@@ -28,6 +28,9 @@ void add_node_workflow_options(CLI::App& command, NodeWorkflowCliOptions& option
 using NodeWorkflowCall = std::function<NodeWorkflowResult(const NodeWorkflowRequest&, const ConfirmWorkflow&,
                                                           const RunEnvironment&)>;
 
+// Asks `question` on the terminal unless `yes`; refused (cannot_ask) without a terminal.
+Confirmation confirm_workflow(bool yes, std::string_view command, std::string_view question);
+
 // Runs `call` with the request and a confirmation asking `question` (refused without --yes
 // off a terminal), prints its report. Returns the exit code.
 int run_node_workflow_command(const NodeWorkflowCliOptions& options, const GlobalOptions& globals,

@@ -108,7 +108,9 @@ ordered_json xid_events_json(const std::vector<XidEvent>& events) {
   auto list = ordered_json::array();
   for (const auto& event : events)
     list.push_back(ordered_json{{"pci", event.pci}, {"code", event.code}, {"message", event.message},
-                                {"nvswitch", event.nvswitch}, {"fatal", optional_json(event.fatal)}});
+                                {"nvswitch", event.nvswitch}, {"fatal", optional_json(event.fatal)},
+                                {"uptime_s", optional_json(event.uptime_s)},
+                                {"cleared_by_reset_at", optional_json(event.cleared_by_reset_at)}});
   return list;
 }
 

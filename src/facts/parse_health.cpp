@@ -165,6 +165,48 @@ Result<std::optional<XidEvent>> parse_sxid_line(std::string_view line, std::size
   return std::optional<XidEvent>(std::move(event));
 }
 
+// "[ 1234.567890] NVRM: ..." -> 1234.56789; nullopt for journalctl's form or no timestamp.
+std::optional<double> dmesg_timestamp(std::string_view line) {
+  if (!line.starts_with('[')) return std::nullopt;
+  const auto close = line.find(']');
+  if (close == std::string_view::npos) return std::nullopt;
+  const auto inner = util::trim(line.substr(1, close - 1));
+  const auto dot = inner.find('.');
+  const auto whole = detail::to_int(inner.substr(0, dot));
+  if (!whole || *whole < 0) return std::nullopt;
+  double value = static_cast<double>(*whole);
+  if (dot != std::string_view::npos) {
+    double scale = 0.1;
+    for (const char c : inner.substr(dot + 1)) {
+      if (c < '0' || c > '9') return std::nullopt;
+      value += (c - '0') * scale;
+      scale /= 10;
+    }
+  }
+  return value;
+}
+
+// A reset gpuctl recorded in this boot: "UPTIME PCI" (the probe keeps only this boot's lines).
+struct ResetRecord {
+  double uptime_s = 0;
+  std::string pci;  // the Xid line's form, "0000:b3:00", or "all"
+};
+
+std::optional<ResetRecord> parse_reset_record(std::string_view rest) {
+  const auto fields = util::split_words(rest);
+  if (fields.size() != 2) return std::nullopt;
+  const auto uptime = dmesg_timestamp(fmt::format("[{}]", fields[0]));
+  if (!uptime) return std::nullopt;
+  return ResetRecord{*uptime, std::string(fields[1])};
+}
+
+// The Xid line's PCI form, lowercased with a 4-digit domain: "00000000:B3:00" -> "0000:b3:00".
+std::string normal_pci(std::string_view pci) {
+  std::string out = util::to_lower(pci);
+  if (const auto colon = out.find(':'); colon != std::string::npos && colon > 4) out.erase(0, colon - 4);
+  return out;
+}
+
 bool is_peermem_line(std::string_view line) {
   for (const auto module : k_peermem_modules)
     if (line.find(module) != std::string_view::npos) return true;
@@ -193,6 +235,7 @@ Result<std::vector<std::string>> parse_peermem_kernel_errors(std::string_view te
       rc = static_cast<int>(detail::to_int(util::trim(line.substr(11))).value_or(-1));
       continue;
     }
+    if (line.starts_with("@@gpu-reset ")) continue;
     std::size_t at = std::string::npos;
     for (const auto module : k_peermem_modules)
       if (at == std::string::npos) at = line.find(module);
@@ -212,9 +255,16 @@ Result<std::vector<std::string>> parse_peermem_kernel_errors(std::string_view te
 
 Result<std::vector<XidEvent>> parse_kernel_xids(std::string_view text) {
   std::vector<XidEvent> events;
+  std::vector<ResetRecord> resets;
   std::optional<int> rc;
   std::vector<std::string> complaints;  // dmesg's own words when it fails
   for (const auto& line : util::split_lines(text)) {
+    if (line.starts_with("@@gpu-reset ")) {
+      auto record = parse_reset_record(std::string_view(line).substr(12));
+      if (!record) return std::unexpected(malformed("gpuctl's GPU reset record", line));
+      resets.push_back(std::move(*record));
+      continue;
+    }
     if (line.starts_with("@@dmesg-rc ")) {
       const auto value = detail::to_int(util::trim(line.substr(11)));
       if (!value) return std::unexpected(malformed("dmesg", line));
@@ -224,7 +274,10 @@ Result<std::vector<XidEvent>> parse_kernel_xids(std::string_view text) {
     if (const auto sxid = line.find("SXid ("); sxid != std::string::npos && line.find("NVRM: Xid (") == std::string::npos) {
       auto event = parse_sxid_line(line, sxid);
       if (!event) return std::unexpected(event.error());
-      if (*event) events.push_back(std::move(**event));
+      if (*event) {
+        (*event)->uptime_s = dmesg_timestamp(line);
+        events.push_back(std::move(**event));
+      }
       continue;
     }
     const auto at = line.find("NVRM: Xid (");
@@ -236,9 +289,18 @@ Result<std::vector<XidEvent>> parse_kernel_xids(std::string_view text) {
     auto head = parse_event_head(std::string_view(line).substr(at + 11));
     if (!head) return std::unexpected(malformed("dmesg Xid line", line));
     if (head->after_code) head->event.message = std::string(util::trim(*head->after_code));
+    head->event.uptime_s = dmesg_timestamp(line);
     events.push_back(std::move(head->event));
   }
   if (auto answered = dmesg_answered(rc, complaints); !answered) return std::unexpected(answered.error());
+  // An Xid logged before gpuctl reset its GPU (or the board) in this boot was dealt with. Only
+  // events with a timestamp are matched: without one, the order is unknown and the Xid stands.
+  for (auto& event : events) {
+    if (!event.uptime_s) continue;
+    for (const auto& reset : resets)
+      if ((reset.pci == "all" || reset.pci == normal_pci(event.pci)) && *event.uptime_s <= reset.uptime_s)
+        event.cleared_by_reset_at = std::max(event.cleared_by_reset_at.value_or(0.0), reset.uptime_s);
+  }
   return events;
 }
 

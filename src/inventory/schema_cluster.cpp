@@ -23,7 +23,7 @@ const Keys k_nvidia_keys{"driver_branch", "driver_version", "cuda", "open_kernel
 const Keys k_repository_keys{"url", "key_url", "key_file", "pin_priority", "existing"};
 const Keys k_unpackaged_driver{"adopt", "install"};
 const Keys k_existing_repository{"adopt", "replace"};
-const Keys k_slurm_keys{"controller", "cluster_name", "partitions", "options", "memory_reserve"};
+const Keys k_slurm_keys{"controller", "cluster_name", "partitions", "options", "memory_reserve", "health_check_interval"};
 const Keys k_partition_keys{"name", "nodes", "default", "options"};
 const Keys k_monitoring_keys{"prometheus", "dcgm_exporter", "node_exporter", "ports", "verify_interval", "alertmanager", "grafana"};
 const Keys k_ports_keys{"dcgm_exporter", "node_exporter", "prometheus", "alertmanager", "grafana"};
@@ -182,6 +182,8 @@ void decode_memory_reserve(Decoder& d, const YamlNode& node, SlurmSettings& slur
           "write a share of each node's memory, e.g. \"5%\", or an amount, e.g. \"16GiB\" or \"16384MiB\"");
 }
 
+std::optional<int> duration_seconds(Decoder& d, const YamlNode& node, std::string_view what, long min_seconds = 60);
+
 void decode_slurm(Decoder& d, const YamlNode& node, RawInventory& raw) {
   auto view = d.map(node, "'cluster.slurm'", k_slurm_keys);
   if (!view) return;
@@ -194,9 +196,18 @@ void decode_slurm(Decoder& d, const YamlNode& node, RawInventory& raw) {
   if (const auto* n = view->get("cluster_name"))
     slurm.cluster_name = checked(d, *n, "slurm.cluster_name", grammar::name).value_or("");
   if (const auto* n = view->get("memory_reserve")) decode_memory_reserve(d, *n, slurm);
+  // Slurm runs gpuctl's node health program this often on every node (docs/remediation.md).
+  if (const auto* n = view->get("health_check_interval"))
+    slurm.health_check_interval_s = duration_seconds(d, *n, "slurm.health_check_interval", 10).value_or(0);
   if (const auto* n = view->get("options"))
     slurm.options = slurm_options(d, *n, "'slurm.options'", k_slurm_file_keys,
                                   "gpuctl writes it from slurm.controller, slurm.cluster_name, the hosts and the partitions");
+  if (slurm.health_check_interval_s > 0)
+    for (const char* key : {"HealthCheckProgram", "HealthCheckInterval", "HealthCheckNodeState"})
+      if (slurm.options.contains(key))
+        d.error(*view->get("health_check_interval"),
+                fmt::format("slurm.options sets {} and slurm.health_check_interval asks for gpuctl's health program", key),
+                "keep one: drop the option, or drop health_check_interval to run your own program");
   const auto* parts = view->get("partitions");
   if (!parts) return;
   if (!parts->is_sequence()) {
@@ -207,8 +218,8 @@ void decode_slurm(Decoder& d, const YamlNode& node, RawInventory& raw) {
 }
 
 // A duration as Prometheus and systemd timers write them: a whole number of s, m, h or d, at
-// least a minute and at most 30 days; nullopt (reported) otherwise.
-std::optional<int> duration_seconds(Decoder& d, const YamlNode& node, std::string_view what) {
+// least `min_seconds` (a minute unless said) and at most 30 days; nullopt (reported) otherwise.
+std::optional<int> duration_seconds(Decoder& d, const YamlNode& node, std::string_view what, long min_seconds) {
   auto text = d.string(node, fmt::format("'{}'", what));
   if (!text) return std::nullopt;
   static constexpr std::pair<char, long> k_units[] = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}};
@@ -217,8 +228,11 @@ std::optional<int> duration_seconds(Decoder& d, const YamlNode& node, std::strin
   const auto digits = std::string_view(*text).substr(0, text->empty() ? 0 : text->size() - 1);
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), count);
   if (unit == std::end(k_units) || digits.empty() || ec != std::errc{} || end != digits.data() + digits.size() ||
-      count * unit->second < 60 || count * unit->second > 30L * 86400) {
-    d.error(node, fmt::format("'{}' must be a duration from 1m to 30d, not '{}'", what, *text), "write e.g. 1h, 15m or 90m");
+      count * unit->second < min_seconds || count * unit->second > 30L * 86400) {
+    d.error(node,
+            fmt::format("'{}' must be a duration from {} to 30d, not '{}'", what,
+                        min_seconds % 60 == 0 ? fmt::format("{}m", min_seconds / 60) : fmt::format("{}s", min_seconds), *text),
+            "write e.g. 1h, 15m or 90m");
     return std::nullopt;
   }
   return static_cast<int>(count * unit->second);

@@ -128,6 +128,7 @@ Variables node_variables(const Inventory& inventory, const Node& node) {
   v["slurm.enabled"] = bool_text(cluster.slurm.enabled);
   v["slurm.controller"] = cluster.slurm.controller;
   v["slurm.cluster_name"] = slurm_cluster_name(inventory);
+  v["slurm.health_check"] = bool_text(cluster.slurm.enabled && cluster.slurm.health_check_interval_s > 0);
   v["is_slurm_controller"] = bool_text(cluster.slurm.enabled && cluster.slurm.controller == node.name);
   v["monitoring.prometheus"] = cluster.monitoring.prometheus;
   v["monitoring.dcgm_exporter"] = bool_text(cluster.monitoring.dcgm_exporter);

@@ -3,6 +3,7 @@
 #include <gpuctl/inventory/hostlist.hpp>
 #include <gpuctl/template/context.hpp>
 #include <gpuctl/monitoring/dcgm_exporter_fields.hpp>
+#include <gpuctl/health/policy.hpp>
 #include <gpuctl/health/xid_catalog.hpp>
 #include <gpuctl/util/strings.hpp>
 
@@ -226,6 +227,9 @@ constexpr std::pair<std::string_view, std::string_view> k_slurm_defaults[] = {
     // refused") wherever the two differ.
 };
 
+// Where the gpu-node playbook installs the health program (templates/gpuctl-health-check.mustache).
+constexpr std::string_view k_health_check_program = "/usr/local/sbin/gpuctl-health-check";
+
 TemplateValue slurm_settings(const std::map<std::string, std::string>& options) {
   auto list = TemplateValue::list();
   std::set<std::string> used;
@@ -331,7 +335,17 @@ TemplateValue slurm_value(const Inventory& inventory, const SlurmHardwareTable* 
   const auto controller = std::ranges::find(inventory.nodes, slurm.controller, &Node::name);
   if (controller != inventory.nodes.end()) value["controller_address"] = address_of(*controller);
   set_if(value, "cluster_name", slurm_cluster_name(inventory));
-  value["settings"] = slurm_settings(slurm.options);
+  // gpuctl's node health program (docs/remediation.md): every interval, in every node state.
+  auto options = slurm.options;
+  if (slurm.health_check_interval_s > 0) {
+    options["HealthCheckProgram"] = std::string(k_health_check_program);
+    options["HealthCheckInterval"] = std::to_string(slurm.health_check_interval_s);
+    options["HealthCheckNodeState"] = "ANY";
+  }
+  value["health_check"] = slurm.health_check_interval_s > 0;
+  value["health_check_interval"] = slurm.health_check_interval_s;
+  value["health_check_program"] = std::string(k_health_check_program);
+  value["settings"] = slurm_settings(options);
   value["node_groups"] = slurm_node_groups(inventory, hardware);
   auto partitions = TemplateValue::list();
   for (const auto& partition : slurm.partitions) {
@@ -457,6 +471,19 @@ TemplateValue monitoring_value(const Inventory& inventory) {
   return value;
 }
 
+// The health policy as the node health program needs it: the Xids that need nothing from the
+// node (none, restart_app), space-separated; Xid 154 is judged by its line.
+TemplateValue health_value() {
+  const auto& policy = health::health_policy();
+  std::vector<std::string> codes;
+  for (const auto& rule : policy.xids)
+    if (!rule.from_recovery_action && !health::remedy_needs_drain(rule.remedy)) codes.push_back(std::to_string(rule.code));
+  TemplateValue value;
+  value["policy_version"] = policy.version;
+  value["no_drain_xids"] = util::join(codes, " ");
+  return value;
+}
+
 }  // namespace
 
 std::vector<const Node*> slurm_compute_nodes(const Inventory& inventory) {
@@ -487,6 +514,7 @@ TemplateValue build_cluster_context(const Inventory& inventory, const SlurmHardw
   context["nccl"] = key_values(inventory.cluster.nccl);
   context["slurm"] = slurm_value(inventory, hardware);
   context["monitoring"] = monitoring_value(inventory);
+  context["health"] = health_value();
   return context;
 }
 

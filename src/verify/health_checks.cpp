@@ -177,6 +177,14 @@ CheckResult check_fabric_state(const CheckInput& in) {
   return result;
 }
 
+namespace {
+bool xid_is_nvswitch(const std::vector<XidEvent>& events, const std::pair<int, std::string>& key) {
+  for (const auto& event : events)
+    if (event.code == key.first && event.pci == key.second) return event.nvswitch;
+  return false;
+}
+}  // namespace
+
 // Xids since boot, as far back as the kernel's ring buffer reaches. Application-side Xids are
 // listed but pass (the job's fault; the GPU is fine); any other fails with what to do.
 CheckResult check_xid_events(const CheckInput& in) {
@@ -188,7 +196,13 @@ CheckResult check_xid_events(const CheckInput& in) {
   // NVSwitch SXids apart (their codes are another namespace), per (code, switch, severity).
   std::vector<const XidEvent*> sxid_order;
   std::map<std::tuple<int, std::string, bool>, int> sxid_counts;
+  // Logged before gpuctl reset that GPU (remediate): dealt with, listed once per (code, GPU).
+  std::map<std::pair<int, std::string>, double> cleared;
   for (const auto& event : *events.value) {
+    if (event.cleared_by_reset_at) {
+      cleared[{event.code, event.pci}] = *event.cleared_by_reset_at;
+      continue;
+    }
     if (event.nvswitch) {
       if (sxid_counts[{event.code, event.pci, event.fatal.value_or(true)}]++ == 0) sxid_order.push_back(&event);
     } else if (counts[{event.code, event.pci}]++ == 0) {
@@ -231,12 +245,16 @@ CheckResult check_xid_events(const CheckInput& in) {
     const auto hint = fmt::format("Xid {}: {}", key.first, action.action);
     if (std::ranges::find(actions, hint) == actions.end()) actions.push_back(hint);
   }
+  for (const auto& [key, at] : cleared)
+    benign.push_back(fmt::format("{} {} on {} before gpuctl reset it ({:.0f} s after boot)",
+                                 xid_is_nvswitch(*events.value, key) ? "SXid" : "Xid", key.first, key.second, at));
   const std::string expected = "no Xid that needs the GPU looked at, since boot";
   if (!serious.empty())
     return failed(util::join(serious, "; ") + (benign.empty() ? "" : "; also " + util::join(benign, "; ")), expected,
                   util::join(actions, "; "));
   if (!benign.empty())
-    return pass(util::join(benign, "; ") + (informational ? " (application-side or informational)" : " (application-side)"),
+    return pass(util::join(benign, "; ") +
+                    (informational ? " (application-side or informational)" : cleared.empty() ? " (application-side)" : ""),
                 expected);
   return pass("none since boot", expected);
 }

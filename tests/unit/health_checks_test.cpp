@@ -213,8 +213,8 @@ TEST_F(HealthChecks, XidsFailWithTheCataloguedActionAndApplicationXidsPass) {
   const auto result = run("xid_events");
   EXPECT_EQ(result.status, CheckStatus::fail);
   EXPECT_NE(result.observed.find("Xid 79 on 0000:44:00 (GPU has fallen off the bus)"), std::string::npos) << result.observed;
-  EXPECT_NE(result.observed.find("Xid 14 on 0000:03:00 (not in gpuctl's table)"), std::string::npos) << result.observed;
-  EXPECT_NE(result.detail.find("Xid 79: drain the node and reboot it"), std::string::npos) << result.detail;
+  EXPECT_NE(result.observed.find("Xid 14 on 0000:03:00 (not in gpuctl's health policy)"), std::string::npos) << result.observed;
+  EXPECT_NE(result.detail.find("Xid 79: gpuctl remediate NODE (drain and reboot: a reset cannot reach the GPU)"), std::string::npos) << result.detail;
   // Xid 63 is the catalogue's IGNORE (row_remap judges the remap): listed, no action of its own.
   EXPECT_NE(result.observed.find("also Xid 63 on 0000:10:1c (row remapping event"), std::string::npos) << result.observed;
   EXPECT_EQ(result.detail.find("Xid 63:"), std::string::npos) << result.detail;
@@ -239,7 +239,7 @@ TEST_F(HealthChecks, Xid109AsksForAGpuReset) {
   EXPECT_EQ(result.status, CheckStatus::fail);
   EXPECT_NE(result.observed.find("Xid 109 on 0000:cb:00 (context switch timeout)"), std::string::npos) << result.observed;
   EXPECT_NE(result.observed.find("also Xid 13 on 0000:cb:00"), std::string::npos) << result.observed;
-  EXPECT_NE(result.detail.find("Xid 109: drain the node, reset the GPU (nvidia-smi -r) or reboot"), std::string::npos)
+  EXPECT_NE(result.detail.find("Xid 109: gpuctl remediate NODE (drain, reset the GPU with nvidia-smi -r"), std::string::npos)
       << result.detail;
 }
 

@@ -41,7 +41,7 @@ TEST(ProgramFiles, GpuNodeGetsDriverRepositoryNcclMungeAndSlurmFiles) {
             (std::vector<std::string>{"/etc/modprobe.d/blacklist-nouveau.conf", "/etc/apt/sources.list.d/gpuctl-cuda.list",
                                       "/etc/apt/preferences.d/gpuctl-cuda.pref",
                                       "/etc/modules-load.d/nvidia-peermem.conf", "/etc/nccl.conf",
-                                      "/etc/munge/munge.key", "/etc/slurm/slurm.conf", "/etc/slurm/gres.conf",
+                                      "/etc/munge/munge.key", "/usr/local/sbin/gpuctl-health-check", "/etc/slurm/slurm.conf", "/etc/slurm/gres.conf",
                                       "/etc/slurm/cgroup.conf", "/etc/dcgm-exporter/gpuctl-counters.csv",
                                       "/etc/systemd/system/nvidia-dcgm-exporter.service.d/gpuctl.conf",
                                       "/etc/default/prometheus-node-exporter"}));

@@ -38,6 +38,7 @@ inline Inventory example_inventory() {
   cluster.slurm.enabled = true;
   cluster.slurm.controller = "head01";
   cluster.slurm.cluster_name = "hopper";
+  cluster.slurm.health_check_interval_s = 300;
   std::vector<std::string> all_gpu, debug;
   for (int i = 1; i <= 8; ++i) all_gpu.push_back("gpu0" + std::to_string(i));
   debug = {"gpu07", "gpu08"};

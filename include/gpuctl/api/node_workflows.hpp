@@ -39,6 +39,13 @@ struct NodeWorkflowReport {
   std::string slurm_drain_reason;
   bool slurm_resumed = false;
   std::string slurm_left_drained;
+  // remediate: the faults found and the remedy the health policy gives, each step done (or,
+  // with --dry-run, planned), and whether a failed reset was escalated to a reboot.
+  std::vector<std::string> findings;      // "Xid 109 on 0000:b3:00 (context switch timeout) -> reset_gpu"
+  std::string remedy;                     // health::Remedy as text; empty: not a remediate
+  std::vector<std::string> remedy_steps;
+  bool dry_run = false;
+  bool escalated = false;
   std::vector<NodeApplyOutcome> apply;    // empty when the plan had no change
   std::vector<NodeVerifyOutcome> verify;
   exec::NodeOutcome outcome;              // the workflow's: ok | changed | failed | unreachable
@@ -81,10 +88,28 @@ struct ReimageOptions {
 // and resumes the node when it verified.
 NodeWorkflowReport reimage(const WorkflowContext& context, const ReimageOptions& options);
 
+struct RemediateOptions {
+  bool dry_run = false;  // diagnose and say what would be done; touch nothing
+};
+
+// A node failed verify on a GPU fault: diagnoses it (verify, looking past any drain), maps the
+// failed checks through the health policy (verify/remediation.hpp) to one remedy and, unless
+// dry_run: drains it in Slurm (reason "gpuctl run: remediate"; someone else's drain is kept
+// and never lifted), waits for its jobs, takes the remedy (reset_gpu: the GPU's clients
+// stopped, nvidia-smi -r, started again, the reset recorded on the node so the Xids before it
+// count as dealt with; a failed reset escalates to reboot; reboot: a new boot_id waited for),
+// runs DCGM's diagnostic at the policy's level where the node has DCGM, verifies, and resumes
+// only on a pass. contact_support and investigate drain the node and leave it drained with
+// the faults as the reason. A node that passes, or fails only checks remediation does not
+// handle (configuration: gpuctl apply), is not touched.
+NodeWorkflowReport remediate(const WorkflowContext& context, const RemediateOptions& options);
+
 // Reports as JSON: {"node", "status", "reason", "compared_run", "changes": [{"slot",
 // "pci_bus_id", "kind", "old_serial", "new_serial", "old_uuid", "new_uuid"}],
 // "gpus": {"expected", "nvidia_smi", "pci"}, "ecc_reset_slots", "host_key": {"state",
-// "replaced", "fingerprint"}, "apply": {"status", "reason"}, "verify": {"status", "failed_checks"}}.
+// "replaced", "fingerprint"}, "remediation": {"findings", "remedy", "steps", "dry_run",
+// "escalated"} (remediate only), "apply": {"status", "reason"}, "verify": {"status",
+// "failed_checks"}}.
 std::string workflow_report_to_json(const NodeWorkflowReport& report);
 // The same as text for a terminal.
 std::string render_workflow_report(const NodeWorkflowReport& report);

@@ -89,6 +89,9 @@ class Session {
   // whose check did not pass as failed. Does I/O on the controller only.
   void verify_nccl_across_nodes(std::vector<NodeVerifyOutcome>& results, int nodes_per_set);
 
+  // Closes every node's connection: the next plan, apply or verify opens a fresh one (after a
+  // reboot done outside the session, e.g. by remediate).
+  void drop_connections();
   const std::vector<const Node*>& nodes() const { return m_nodes; }
   const SessionOptions& options() const { return m_options; }
   const Inventory& inventory() const { return m_inventory; }

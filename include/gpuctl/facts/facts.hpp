@@ -206,6 +206,10 @@ struct XidEvent {
   std::string message;                 // the rest of the line after the code ("pid=..., ...")
   bool nvswitch = false;               // an SXid: `pci` is the NVSwitch's
   std::optional<bool> fatal{};         // SXid: "Fatal" (true) or "Non-fatal" (false)
+  std::optional<double> uptime_s{};    // dmesg's "[ 1234.567890]" (seconds since boot); unset without it
+  // gpuctl reset this GPU (or the whole board) later in this boot (the node's gpuctl reset
+  // record, /var/lib/gpuctl/gpu-resets): the Xid was dealt with. Holds the reset's uptime.
+  std::optional<double> cleared_by_reset_at{};
 };
 
 // One port of an RDMA device (HCA) as the kernel describes it under

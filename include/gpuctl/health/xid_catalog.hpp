@@ -1,9 +1,7 @@
 #pragma once
-// What an admin does about an Xid: gpuctl's health policy for Xids (verify judges by it, the
-// alert rules are rendered from it). Pure. The actions follow NVIDIA's Xid
-// catalogue for Ampere and later ("Resolution Bucket (Immediate Action)":
-// https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html) and the dynamic page
-// retirement / row remapping guides for 48/63/64; docs/verify.md lists the table.
+// What an admin does about an Xid, as verify's messages and the alert rules' classes need it: a
+// view of the health policy (health/policy.hpp, src/health/health-policy.yaml, which cites
+// NVIDIA's Xid catalogue). Pure.
 
 #include <string_view>
 #include <vector>

@@ -142,6 +142,9 @@ struct SlurmSettings {
   // amount in MiB when memory_reserve_mib > 0. "5%" unless the inventory says otherwise.
   int memory_reserve_percent = 5;
   std::int64_t memory_reserve_mib = 0;
+  // slurm.health_check_interval: Slurm runs gpuctl's health program (HealthCheckProgram) on each
+  // node this often, in seconds; 0: no health program.
+  int health_check_interval_s = 0;
 };
 
 // Where Alertmanager sends the alerts of one severity (docs/monitoring.md). Each kind of

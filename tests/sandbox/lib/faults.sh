@@ -1,5 +1,5 @@
 # Fault injection from the host (sourced): `sandbox fault NODE KIND [GPU]`, `sandbox heal NODE`.
-FAULT_KINDS="ecc gpu-missing gpu-replaced thermal power-brake xid-CODE pcie-aer dcgm-diag ib-down ib-init ib-rate hca-missing unreachable hang disk-full dpkg-locked package-broken reboot-hang"
+FAULT_KINDS="ecc gpu-missing gpu-replaced thermal power-brake xid-CODE gpu-hung pcie-aer dcgm-diag ib-down ib-init ib-rate hca-missing unreachable hang disk-full dpkg-locked package-broken reboot-hang"
 
 # What the NVIDIA driver prints after "NVRM: Xid (PCI:dddd:bb:dd): CODE, " for the Xids the
 # sandbox injects (tests/data/kernel-log/README.md cites each): 79 and 63 as real logs show
@@ -12,6 +12,14 @@ xid_text() {
     48) echo "An uncorrectable double bit error (DBE) has been detected on GPU ($2)" ;;
     *)  echo "pid=1797828, name=pt_main_thread, Ch 00000008" ;;
   esac
+}
+
+# log_xid NODE_DIR HW_FILE SLOT CODE: the driver's Xid line for the GPU in this boot's kernel log,
+# stamped with the uptime as dmesg stamps its lines.
+log_xid() {
+  local bus up; bus=$(hw_get "$2" "$3.bus_id"); bus=${bus#0000}; bus=${bus%.*}
+  up=$(cut -d' ' -f1 /proc/uptime)
+  printf '[%12.6f] NVRM: Xid (PCI:%s): %s, %s\n' "$up" "${bus,,}" "$4" "$(xid_text "$4" "${bus,,}")" >> "$1/kernel/kmsg"
 }
 
 # ib_port_set NODE_DIR HCA FILE VALUE: what the kernel would write, replaced atomically (the
@@ -28,7 +36,7 @@ inject_fault() {
   local hw=$d/hw/gpus.conf st=$d/gpustate/gpus.state slots uuid serial
   slots=$(hw_get "$hw" slots)
   case $kind in
-    ecc|gpu-missing|gpu-replaced|thermal|power-brake|xid-*|pcie-aer|dcgm-diag)
+    ecc|gpu-missing|gpu-replaced|thermal|power-brake|xid-*|gpu-hung|pcie-aer|dcgm-diag)
       ((slots > 0)) || die "$name has no GPUs"
       [[ -n $gpu ]] || { [[ $kind == gpu-missing ]] && gpu=$((slots - 1)) || gpu=0; }
       ((gpu >= 0 && gpu < slots)) || die "$name has no GPU slot $gpu" ;;
@@ -50,10 +58,13 @@ inject_fault() {
     thermal) hw_set "$hw" "$gpu.temperature_c" 94; hw_set "$hw" "$gpu.slowdown" hw_thermal ;;
     power-brake) hw_set "$hw" "$gpu.slowdown" hw_power_brake ;;
     xid-*)
-      local code=${kind#xid-} bus up; [[ $code =~ ^[0-9]+$ ]] || die "xid-CODE takes a number: $kind"
-      bus=$(hw_get "$hw" "$gpu.bus_id"); bus=${bus#0000}; bus=${bus%.*}
-      up=$(cut -d' ' -f1 /proc/uptime)
-      printf '[%12.6f] NVRM: Xid (PCI:%s): %s, %s\n' "$up" "${bus,,}" "$code" "$(xid_text "$code" "${bus,,}")" >> "$d/kernel/kmsg" ;;
+      local code=${kind#xid-}; [[ $code =~ ^[0-9]+$ ]] || die "xid-CODE takes a number: $kind"
+      log_xid "$d" "$hw" "$gpu" "$code" ;;
+    # The GPU stopped answering its GSP (Xid 119) and a reset cannot reach it: only a reboot
+    # (the supervisor's next boot clears the flag) brings it back.
+    gpu-hung)
+      uuid=$(hw_get "$hw" "$gpu.uuid"); hw_set "$st" "$uuid.hung" 1
+      log_xid "$d" "$hw" "$gpu" 119 ;;
     # The GPU's link had a completion timeout the AER driver counted as non-fatal, and corrected
     # receiver errors (which alone fail nothing).
     pcie-aer)
@@ -115,7 +126,8 @@ heal_node() {
              "$d/gpustate/gpus.state" > "$d/gpustate/gpus.state.tmp" && mv "$d/gpustate/gpus.state.tmp" "$d/gpustate/gpus.state" ;;
       gpu-missing|gpu-replaced|thermal|power-brake|dcgm-diag) cp "$d/hw.orig" "$d/hw/gpus.conf.tmp" && mv "$d/hw/gpus.conf.tmp" "$d/hw/gpus.conf" ;;
       # As a reboot would: the kernel log of the next boot starts without them.
-      xid-*) grep -v 'NVRM: Xid' "$d/kernel/kmsg" > "$d/kernel/kmsg.tmp"; mv "$d/kernel/kmsg.tmp" "$d/kernel/kmsg" ;;
+      xid-*|gpu-hung) grep -v 'NVRM: Xid' "$d/kernel/kmsg" > "$d/kernel/kmsg.tmp"; mv "$d/kernel/kmsg.tmp" "$d/kernel/kmsg"
+        [[ $kind == gpu-hung ]] && sed -i 's/\.hung=1$/.hung=0/' "$d/gpustate/gpus.state" ;;
       # In place: the node's /sys/bus/pci/devices/<bus> and /sys/class/infiniband are bound to
       # these directories.
       pcie-aer) local g; for g in "$d/pci.orig"/*; do cp "$g"/aer_dev_* "$d/hw/pci/${g##*/}/"; done ;;

@@ -67,13 +67,14 @@ decide_kernel() {
   rm -rf "$NODE/kernel"; mv "$k" "$NODE/kernel"
 }
 
-# A driver reload clears volatile ECC counters and persistence mode, and applies pending ECC mode.
+# A driver reload clears volatile ECC counters and persistence mode, applies pending ECC mode and
+# row remaps, and brings back a hung GPU.
 reset_gpu_state() {
   local f=$NODE/gpustate/gpus.state
   [[ -f $f ]] || return 0
   awk -F= '{ split($1, p, "."); k = p[2]; v[$1] = $2; order[++n] = $1; pend[p[1]] = (k == "ecc_pending") ? $2 : pend[p[1]] }
     END { for (i = 1; i <= n; i++) { key = order[i]; split(key, p, "."); k = p[2]; val = v[key]
-            if (k == "vol_corr" || k == "vol_unc" || k == "pm") val = 0
+            if (k == "vol_corr" || k == "vol_unc" || k == "pm" || k == "rr_pending" || k == "hung") val = 0
             if (k == "ecc_current" && pend[p[1]] != "") val = pend[p[1]]
             print key "=" val } }' "$f" > "$f.tmp" && mv "$f.tmp" "$f"
 }

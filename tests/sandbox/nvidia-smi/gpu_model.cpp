@@ -86,6 +86,7 @@ void Machine::load(const std::string& hw_path, const std::string& state_path) {
         g.rr_unc = to_long(st, q + "rr_unc", 0);
         g.rr_pending = to_long(st, q + "rr_pending", 0) != 0;
         g.rr_failure = to_long(st, q + "rr_failure", 0) != 0;
+        g.hung = to_long(st, q + "hung", 0) != 0;
         known.insert(g.uuid);
         m_gpus.push_back(g);
     }
@@ -110,7 +111,8 @@ bool Machine::save_state() const {
             << q << "rr_corr=" << g.rr_corr << '\n'
             << q << "rr_unc=" << g.rr_unc << '\n'
             << q << "rr_pending=" << g.rr_pending << '\n'
-            << q << "rr_failure=" << g.rr_failure << '\n';
+            << q << "rr_failure=" << g.rr_failure << '\n'
+            << q << "hung=" << g.hung << '\n';
     }
     std::string tmp = m_state_path + ".tmp";
     {

@@ -30,6 +30,8 @@ struct Gpu {
     long vol_corr = 0, vol_unc = 0, agg_corr = 0, agg_unc = 0;
     long rr_corr = 0, rr_unc = 0;
     bool rr_pending = false, rr_failure = false;
+    // A hung GPU (the sandbox's gpu-hung fault): a reset cannot reach it; the next boot clears it.
+    bool hung = false;
 };
 
 class Machine {

@@ -8,6 +8,7 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -77,6 +78,27 @@ Args parse(int argc, char** argv) {
 }
 
 // -i accepts an index, a UUID or a PCI bus id, comma separated.
+// Whether a client that holds the GPUs runs: the fabric manager's stand-in marks its
+// registration; DCGM and its exporter are seen through systemd's record of active units
+// (/run/systemd/units/invocation:UNIT exists while UNIT runs).
+bool gpu_clients_running() {
+    const char* held[] = {"/run/nvidia-fabricmanager/gpuctl-sandbox-registered",
+                          "/run/systemd/units/invocation:nvidia-dcgm.service",
+                          "/run/systemd/units/invocation:nvidia-dcgm-exporter.service"};
+    for (const char* path : held)
+        if (access(path, F_OK) == 0) return true;
+    return false;
+}
+
+// nvidia-smi -i takes a PCI bus id with a 4- or 8-digit domain, in either case.
+std::string bus_key(std::string id) {
+    for (auto& c : id) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const auto colon = id.find(':');
+    if (colon != std::string::npos && colon > 4) id.erase(0, colon - 4);
+    return id;
+}
+bool same_bus(const std::string& a, const std::string& b) { return bus_key(a) == bus_key(b); }
+
 bool select(const Machine& m, const std::string& ids, std::vector<const Gpu*>& out) {
     if (ids.empty()) {
         for (const auto& g : m.gpus()) out.push_back(&g);
@@ -85,7 +107,7 @@ bool select(const Machine& m, const std::string& ids, std::vector<const Gpu*>& o
     for (const auto& id : split_csv_list(ids)) {
         const Gpu* hit = nullptr;
         for (const auto& g : m.gpus())
-            if (std::to_string(g.index) == id || g.uuid == id || g.bus_id == id) hit = &g;
+            if (std::to_string(g.index) == id || g.uuid == id || same_bus(g.bus_id, id)) hit = &g;
         if (!hit) return false;
         out.push_back(hit);
     }
@@ -158,8 +180,20 @@ int main(int argc, char** argv) {
                        g.bus_id + ".\n";
             }
             if (a.reset) {
+                // NVIDIA's refusals: a GPU the driver lost, and a GPU a client still holds (the
+                // sandbox's DCGM and fabric manager stand-ins mark that they run).
+                if (g.hung)
+                    return fail("Unable to reset GPU " + g.bus_id + ": GPU is lost. Reboot the system to recover this GPU\n", 15);
+                if (gpu_clients_running())
+                    return fail("The following GPUs could not be reset:\n  GPU " + g.bus_id +
+                                    ": In use by another client\n\n1 device is currently being used by one or more other "
+                                    "processes (e.g., Fabric Manager, CUDA application, graphics application such as an X "
+                                    "server, or a monitoring application such as another instance of nvidia-smi). Please "
+                                    "first kill all processes using this device and all compute applications running in "
+                                    "the system.\n", 255);
                 g.vol_corr = g.vol_unc = 0;
                 g.ecc_current = g.ecc_pending;
+                if (g.rr_pending) { g.rr_pending = false; }  // the reset applies the pending remap
                 out += "GPU " + g.bus_id + " was successfully reset.\n";
             }
         }
