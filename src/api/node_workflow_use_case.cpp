@@ -33,13 +33,9 @@ NodeWorkflowResult run_node_workflow(const NodeWorkflowRequest& request, std::st
   if (nodes.size() != 1 || nodes[0]->name != request.node)
     return fail_with(Verdict::invalid_input, fmt::format("{} works on one node by name; '{}' selects {} node(s)",
                                                          command, request.node, nodes.size()));
-  switch (confirm ? confirm() : Confirmation::go) {
-    case Confirmation::go: break;
-    case Confirmation::declined:
-      result.declined = true;
-      result.verdict = Verdict::declined;
-      return result;
-    case Confirmation::cannot_ask: return fail_with(Verdict::invalid_input, {});
+  if (const auto stop = use_case::ask(confirm)) {
+    result.declined = *stop == Verdict::declined;
+    return fail_with(*stop, {});
   }
   auto recorded = use_case::begin_recorded_run(**inputs, env, command, state::LockMode::exclusive);
   if (!recorded) return fail_with(recorded.error().verdict, recorded.error().message);

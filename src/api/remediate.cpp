@@ -122,6 +122,9 @@ class Remediation {
       workflow::verify_record(m_context, m_report, DcgmDiagRequest{level, {}});
       return m_report.outcome.status == exec::NodeStatus::ok ? std::string() : m_report.outcome.reason;
     });
+    // A node that was reset or rebooted and then proven has changed; a proof alone has not.
+    if (m_report.outcome.status == exec::NodeStatus::ok && remedy != Remedy::none && remedy != Remedy::restart_app)
+      m_report.outcome.status = exec::NodeStatus::changed;
     m_report.remedy_steps.push_back(fmt::format("verify{}: {}", level > 0 ? fmt::format(" with DCGM -r {}", level) : "",
                                                 exec::to_string(m_report.outcome.status)));
   }
@@ -196,6 +199,28 @@ class Remediation {
   const Node& m_node;
 };
 
+// The remedy inside the drain, or with --dry-run the steps it would take.
+void take_remedy(const WorkflowContext& context, NodeWorkflowReport& report, RemediationPlan plan,
+                 const RemediateOptions& options) {
+  const Node& node = *context.session.nodes().at(0);
+  const bool slurm = context.session.inventory().cluster.slurm.enabled;
+  if (options.dry_run) {
+    report.remedy_steps = planned_steps(plan, slurm, health::health_policy().remedy_diag_level);
+    report.outcome = {node.name, exec::NodeStatus::ok, "dry run: nothing was done", {}};
+    return;
+  }
+  auto transport = context.factory(node);
+  if (!transport) {
+    workflow::stop(context, report, exec::NodeStatus::unreachable, transport.error().to_string());
+    return;
+  }
+  Remediation remediation(context, report, std::move(plan));
+  workflow::run_drained(context, report, transport->get(), "remediate", [&] {
+    transport->reset();
+    remediation.work();
+  });
+}
+
 }  // namespace
 
 NodeWorkflowReport remediate(const WorkflowContext& context, const RemediateOptions& options) {
@@ -225,22 +250,7 @@ NodeWorkflowReport remediate(const WorkflowContext& context, const RemediateOpti
     }
     report.remedy = std::string(health::to_string(Remedy::none));
     report.findings.push_back(fmt::format("verify passes; the node is drained by gpuctl ({})", drain));
-    report.remedy_steps = planned_steps(RemediationPlan{}, slurm, policy.remedy_diag_level);
-    if (options.dry_run) {
-      report.outcome = {node.name, exec::NodeStatus::ok, "dry run: nothing was done", {}};
-      return report;
-    }
-    report.remedy_steps.clear();
-    auto transport = context.factory(node);
-    if (!transport) {
-      workflow::stop(context, report, exec::NodeStatus::unreachable, transport.error().to_string());
-      return report;
-    }
-    Remediation remediation(context, report, RemediationPlan{});
-    workflow::run_drained(context, report, transport->get(), "remediate", [&] {
-      transport->reset();
-      remediation.work();
-    });
+    take_remedy(context, report, RemediationPlan{}, options);
     return report;
   }
   auto plan = plan_remediation(diagnosis[0].checks, *facts, has_nvswitch(node.gpu), policy);
@@ -258,22 +268,7 @@ NodeWorkflowReport remediate(const WorkflowContext& context, const RemediateOpti
                       fmt::format("no fault that needs the node out of service ({})", report.remedy), {}};
     return report;
   }
-  report.remedy_steps = planned_steps(plan, slurm, policy.remedy_diag_level);
-  if (options.dry_run) {
-    report.outcome = {node.name, exec::NodeStatus::ok, "dry run: nothing was done", {}};
-    return report;
-  }
-  report.remedy_steps.clear();
-  auto transport = context.factory(node);
-  if (!transport) {
-    workflow::stop(context, report, exec::NodeStatus::unreachable, transport.error().to_string());
-    return report;
-  }
-  Remediation remediation(context, report, std::move(plan));
-  workflow::run_drained(context, report, transport->get(), "remediate", [&] {
-    transport->reset();
-    remediation.work();
-  });
+  take_remedy(context, report, std::move(plan), options);
   return report;
 }
 

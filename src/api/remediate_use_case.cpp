@@ -23,17 +23,12 @@ RemediateResult run_remediate(const RemediateRequest& request, const ConfirmWork
   if (!inputs) return fail_with(inputs.error().verdict, inputs.error().message);
   (*inputs)->session.drain_timeout = request.drain_timeout;
   (*inputs)->session.drain_poll = request.drain_poll;
+  (*inputs)->session.drain_stop_jobs = request.stop_jobs;
   const auto nodes = (*inputs)->selected->nodes;
   if (nodes.empty()) return fail_with(Verdict::invalid_input, "remediate: the selection names no node");
-  if (!request.options.dry_run) {
-    switch (confirm ? confirm() : Confirmation::go) {
-      case Confirmation::go: break;
-      case Confirmation::declined:
-        result.declined = true;
-        result.verdict = Verdict::declined;
-        return result;
-      case Confirmation::cannot_ask: return fail_with(Verdict::invalid_input, {});
-    }
+  if (const auto stop = request.options.dry_run ? std::nullopt : use_case::ask(confirm)) {
+    result.declined = *stop == Verdict::declined;
+    return fail_with(*stop, {});
   }
   // A dry run touches nothing, so it does not keep other runs out.
   auto recorded = use_case::begin_recorded_run(**inputs, env, "remediate",

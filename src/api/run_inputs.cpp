@@ -72,6 +72,15 @@ std::expected<std::unique_ptr<RunInputs>, Failure> load_run_inputs(const RunTarg
   return inputs;
 }
 
+std::optional<Verdict> ask(const std::function<Confirmation()>& confirm) {
+  switch (confirm ? confirm() : Confirmation::go) {
+    case Confirmation::go: return std::nullopt;
+    case Confirmation::declined: return Verdict::declined;
+    case Confirmation::cannot_ask: break;
+  }
+  return Verdict::invalid_input;
+}
+
 std::unique_ptr<Session> make_session(RunInputs& inputs) {
   return std::make_unique<Session>(inputs.selected->inventory, inputs.selected->nodes, std::move(inputs.playbooks),
                                    inputs.factory, inputs.session, *inputs.hooks);

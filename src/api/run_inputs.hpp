@@ -3,6 +3,7 @@
 // playbooks, the session's options, how nodes are reached, and the run's listeners. Internal
 // to src/api. Reads files (inventory, playbooks); contacts no node; never prints.
 
+#include <gpuctl/api/apply_use_case.hpp>
 #include <gpuctl/api/run_request.hpp>
 #include <gpuctl/api/session.hpp>
 #include <gpuctl/api/verdict.hpp>
@@ -41,6 +42,10 @@ struct RunInputs {
 
 // Loads and checks everything the target names. Failure invalid_input for bad input.
 std::expected<std::unique_ptr<RunInputs>, Failure> load_run_inputs(const RunTarget& target, const RunEnvironment& env);
+
+// Asks the operator through `confirm` (none: go). nullopt: go on; else the verdict to stop with:
+// declined, or invalid_input when there is no one to ask.
+std::optional<Verdict> ask(const std::function<Confirmation()>& confirm);
 
 // A Session over the inputs' selected nodes (it takes the playbooks).
 std::unique_ptr<Session> make_session(RunInputs& inputs);

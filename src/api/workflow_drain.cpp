@@ -37,7 +37,7 @@ void run_drained(const WorkflowContext& context, NodeWorkflowReport& report, Tra
   const drain_sequence::Sequence sequence{
       .node = node,
       .step = std::string(step),
-      .wait = {options.drain_timeout, options.drain_poll, options.cancel},
+      .wait = {options.drain_timeout, options.drain_poll, options.cancel, options.drain_stop_jobs},
       .policy = {.resume_drained_by_other = context.resume_drained_by_other,
                  .failure_replaces_reason = true,
                  .ask_before_resume = true,

@@ -104,6 +104,7 @@ std::string render_workflow_report(const NodeWorkflowReport& report) {
                        report.host_key_replaced ? ", replaced in known_hosts" : "", report.host_key_fingerprint);
   if (!report.remedy.empty()) {
     for (const auto& finding : report.findings) out += fmt::format("  fault: {}\n", finding);
+    if (report.findings.empty()) out += "  fault: none that the health checks found\n";
     out += fmt::format("  remedy: {}{}\n", report.remedy, report.escalated ? " (the reset failed: rebooted instead)" : "");
     for (const auto& step : report.remedy_steps)
       out += fmt::format("  {} {}\n", report.dry_run ? "would:" : "done:", step);

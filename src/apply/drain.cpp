@@ -143,6 +143,13 @@ Result<void> wait_for_no_jobs(Transport& transport, const std::string& name, con
                               bool become) {
   const auto deadline = std::chrono::steady_clock::now() + options.timeout;
   const auto command = fmt::format("squeue -h -w {} -o '%i %u %j'", util::shell_quote(name));
+  if (options.stop_jobs) {
+    auto cancelled = transport.run(fmt::format("scancel -w {}", util::shell_quote(name)), {std::chrono::seconds(60), {}, become});
+    if (!cancelled) return std::unexpected(cancelled.error());
+    if (!cancelled->ok())
+      return fail(ErrorCode::io, fmt::format("scancel exited {}: {}", cancelled->exit_code, last_words(*cancelled)),
+                  at(name));
+  }
   for (;;) {
     auto result = transport.run(command, {std::chrono::seconds(60), {}, become});
     if (!result) return std::unexpected(result.error());

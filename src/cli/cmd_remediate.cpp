@@ -18,6 +18,7 @@ struct RemediateCliOptions {
   bool yes = false;
   bool json = false;
   bool dry_run = false;
+  bool stop_jobs = false;
   int drain_timeout_s = 3600;
   std::string batch_size = "1";
   std::string max_fail;
@@ -33,6 +34,7 @@ int run_remediate_command(const RemediateCliOptions& options, const GlobalOption
   if (!options.nodes.empty()) request.target.limit = options.nodes;
   request.options.dry_run = options.dry_run;
   request.drain_timeout = std::chrono::seconds(options.drain_timeout_s);
+  request.stop_jobs = options.stop_jobs;
   auto rollout = parse_batch_size(options.batch_size);
   if (!rollout) {
     fmt::print(stderr, "gpuctl: --batch-size: {}\n", rollout.error().message);
@@ -70,7 +72,7 @@ void register_remediate_command(CLI::App& app, GlobalOptions& globals, int& exit
       "remediate",
       "Diagnose each selected node with verify and, where it fails on a GPU fault, take the remedy gpuctl's "
       "health policy gives (gpuctl verify --list shows it; docs/remediation.md): with Slurm enabled, drain the "
-      "node (reason \"gpuctl run: remediate\") and wait for its jobs (--drain-timeout); then a GPU reset "
+      "node (reason \"gpuctl run: remediate\") and wait for its jobs (--drain-timeout), or cancel them (--stop-jobs); then a GPU reset "
       "(nvidia-smi -r with DCGM, its exporter, the fabric manager and nvidia-persistenced stopped and started "
       "again; a failed reset escalates to a reboot) or a reboot; then DCGM's diagnostic at the policy's level and "
       "verify. The node is resumed only when they pass; otherwise it stays drained with the failing check as the "
@@ -95,6 +97,9 @@ void register_remediate_command(CLI::App& app, GlobalOptions& globals, int& exit
                   "its checks are the ones verify runs");
   cmd->add_option("--templates", options.target.templates_dir, "Directory of templates (default: the shipped ones)");
   add_drain_timeout_option(*cmd, options.drain_timeout_s);
+  cmd->add_flag("--stop-jobs", options.stop_jobs,
+                "Cancel the drained node's jobs (scancel -w NODE) instead of waiting for them to end: for a GPU "
+                "fault that already broke them");
   cmd->add_option("--batch-size", options.batch_size, "Remedy N nodes (or P% of them) at a time (default: 1)");
   cmd->add_option("--max-fail", options.max_fail,
                   "Start no new batch once more than P% of the nodes so far failed or were unreachable");

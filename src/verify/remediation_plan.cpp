@@ -52,6 +52,9 @@ class Planner {
     else if (name == "fabric_state") node_finding(check, "fabric_not_completed");
     else if (name == "dcgm_diag") node_finding(check, "dcgm_diag");
     else if (k_other_health.contains(name)) node_finding(check, "other");
+    // Slurm's view of the node (drained, not responding after a reboot): the drain sequence
+    // handles it, and the verify after the remedy asks again before the node is resumed.
+    else if (name == "slurmd_registered") return;
     else {
       m_plan.outside.push_back(check.detail.empty() ? name : fmt::format("{} ({})", name, check.detail));
       return;

@@ -216,5 +216,23 @@ TEST(SlurmCommands, WaitTimesOutNamingTheRunningJobs) {
   EXPECT_NE(waited.error().message.find("stays drained"), std::string::npos);
 }
 
+// remediate --stop-jobs: the node's jobs are cancelled first, then waited for as ever; a refused
+// scancel is an error, never a silent wait.
+TEST(SlurmCommands, StopJobsCancelsTheNodesJobsBeforeWaiting) {
+  testing::FakeTransport transport;
+  transport.on_command("scancel", {0, "", "", {}});
+  transport.on_command("squeue", {0, "", "", {}});
+  DrainWaitOptions options{std::chrono::seconds(5), std::chrono::milliseconds(1)};
+  options.stop_jobs = true;
+  ASSERT_TRUE(wait_for_no_jobs(transport, "node01", options, true));
+  ASSERT_EQ(transport.commands.size(), 2u);
+  EXPECT_EQ(transport.commands[0], "scancel -w node01");
+  testing::FakeTransport refused;
+  refused.on_command("scancel", {1, "", "scancel: error: Access/permission denied", {}});
+  auto waited = wait_for_no_jobs(refused, "node01", options, true);
+  ASSERT_FALSE(waited);
+  EXPECT_NE(waited.error().message.find("permission denied"), std::string::npos) << waited.error().message;
+}
+
 }  // namespace
 }  // namespace gpuctl

@@ -119,6 +119,10 @@ TEST(RemediationPlan, ConfigurationFailuresAreApplysNotRemediates) {
                               {.name = "nccl_conf", .status = CheckStatus::pass}});
   EXPECT_EQ(p.outside, std::vector<std::string>{"driver_version (535 loaded, 550 declared)"});
   EXPECT_EQ(p.remedy, Remedy::reset_gpu);
+  // Slurm's view (not responding just after a reboot) is the drain sequence's, not a blocker.
+  const auto slurm = plan(facts, {failing("xid_events"), failing("slurmd_registered", "State=IDLE+NOT_RESPONDING")});
+  EXPECT_TRUE(slurm.outside.empty());
+  EXPECT_EQ(slurm.remedy, Remedy::reset_gpu);
   // A health check that could not read its data is not a pass, and not a guess either.
   const auto unreadable = plan(NodeFacts{}, {{.name = "xid_events", .status = CheckStatus::error, .detail = "dmesg exited 1"}});
   EXPECT_EQ(unreadable.remedy, Remedy::investigate);

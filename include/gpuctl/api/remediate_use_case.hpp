@@ -19,6 +19,7 @@ struct RemediateRequest {
   RolloutPolicy rollout{.batch_size = 1, .batch_percent = 0, .max_fail_percent = 100};
   std::chrono::seconds drain_timeout{3600};
   std::chrono::milliseconds drain_poll{2000};
+  bool stop_jobs = false;                    // --stop-jobs: cancel a drained node's jobs instead of waiting
 };
 
 struct RemediateResult {

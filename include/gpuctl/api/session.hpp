@@ -38,6 +38,7 @@ struct SessionOptions {
   // drained window is then install + reboot + verify, not the download.
   bool prefetch = true;
   std::chrono::milliseconds drain_poll{2000};
+  bool drain_stop_jobs = false;              // cancel a drained node's jobs instead of waiting (remediate --stop-jobs)
   std::chrono::milliseconds settle_poll{5000};  // between verify attempts after a drained node's apply
   ProgramSources sources;
   // Reaches the Slurm nodes outside the session, for their hardware (slurm.conf lists every

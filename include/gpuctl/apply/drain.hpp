@@ -77,9 +77,13 @@ struct DrainWaitOptions {
   std::chrono::seconds timeout{3600};
   std::chrono::milliseconds poll{2000};
   const util::CancellationToken* cancel = nullptr;
+  // Cancel the node's jobs (scancel -w NAME) once it is drained, then wait for them to end,
+  // instead of waiting for them to finish (remediate --stop-jobs).
+  bool stop_jobs = false;
 };
 
-// Polls `squeue -h -w NAME` until it lists no job. Errors: ErrorCode::timeout naming the jobs
+// With options.stop_jobs, first `scancel -w NAME`. Polls `squeue -h -w NAME` until it lists no
+// job. Errors: ErrorCode::io when scancel fails; ErrorCode::timeout naming the jobs
 // still running after `timeout`; ErrorCode::cancelled when cancelled; ErrorCode::remote when
 // squeue fails.
 Result<void> wait_for_no_jobs(Transport& transport, const std::string& name, const DrainWaitOptions& options,

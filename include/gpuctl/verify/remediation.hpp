@@ -23,7 +23,8 @@ struct RemedyFinding {
 struct RemediationPlan {
   std::vector<RemedyFinding> findings;
   // Failed checks remediation does not handle (configuration: `gpuctl apply` fixes them),
-  // as "name (detail)". A node with only these is not remediated.
+  // as "name (detail)". A node with any of these is not remediated. slurmd_registered (Slurm's
+  // view) is neither: the verify after the remedy judges it.
   std::vector<std::string> outside;
   health::Remedy remedy = health::Remedy::none;  // the most severe finding's
   // reset_gpu: the GPUs to reset, as nvidia-smi -i takes them ("0000:b3:00.0"); empty with
