@@ -13,6 +13,7 @@
 #include <gpuctl/verify/catalog.hpp>
 #include <gpuctl/verify/dcgm_diag.hpp>
 #include <gpuctl/verify/nccl_allreduce.hpp>
+#include <gpuctl/verify/container_run.hpp>
 #include <gpuctl/verify/exporter_scrape.hpp>
 #include <gpuctl/verify/slurm_job.hpp>
 
@@ -306,9 +307,16 @@ exec::TaskResult Session::verify_one(std::size_t i, IgnoredDrain ignored, DcgmDi
     if (!transport) return from_error(transport.error());
     scrapes = scrape_exporters(**transport, m_inventory, *m_nodes[i]);
   }
+  // A container through CDI, where the node declares a test image (container_gpu).
+  std::optional<ObservedContainerRun> container_run;
+  if (needs.needs(NodeRunner::container_gpu) && m_nodes[i]->containers && !m_nodes[i]->containers->gpu_test_image.empty()) {
+    auto transport = m_pool.get(*m_nodes[i]);
+    if (!transport) return from_error(transport.error());
+    container_run = run_container_gpu(**transport, *m_nodes[i]);
+  }
   const CheckInput input{m_inventory, *m_nodes[i], program, state, nccl_run ? &*nccl_run : nullptr,
                          dcgm_run ? &*dcgm_run : nullptr, slurm_job ? &*slurm_job : nullptr,
-                         scrapes ? &*scrapes : nullptr};
+                         scrapes ? &*scrapes : nullptr, container_run ? &*container_run : nullptr};
   checks = run_checks(checks_wanted, input);
   m_hooks.on_checks_done(m_nodes[i]->name, checks);
   for (const auto& check : checks)

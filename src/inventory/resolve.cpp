@@ -58,6 +58,14 @@ void overlay(const RawSettings& s, Node& node, std::map<std::string, Pos>& addre
     if (s.ib_link_layer.value) ib.link_layer = *s.ib_link_layer.value;
     if (s.ib_gpudirect_rdma.value) ib.gpudirect_rdma = *s.ib_gpudirect_rdma.value;
   }
+  if (s.containers_pos.line > 0) {
+    auto& containers = node.containers ? *node.containers : node.containers.emplace();
+    if (s.containers_runtime.value) containers.runtime = *s.containers_runtime.value;
+    if (s.containers_cdi_only.value) containers.cdi_only = *s.containers_cdi_only.value;
+    if (s.containers_test_image.value) containers.gpu_test_image = *s.containers_test_image.value;
+    if (s.containers_mig_strategy.value) containers.kubernetes_mig_strategy = *s.containers_mig_strategy.value;
+    sources.containers = s.containers_pos;
+  }
   if (s.rack.value) node.rack = *s.rack.value, sources.rack = s.rack.pos;
   if (s.pdu_capacity_watts.value)
     node.pdu_capacity_watts = *s.pdu_capacity_watts.value, sources.pdu_capacity_watts = s.pdu_capacity_watts.pos;
@@ -190,6 +198,18 @@ Resolved resolve_inventory(const RawInventory& raw, Decoder& d) {
                                  "CUDA does not initialise there",
                                  node.name, node.gpu.count, node.gpu.model, inv.cluster.profile.description),
                      "use driver_source: cuda-repository, or set gpu.nvswitch: false for PCIe cards");
+    if (node.containers) {
+      const auto at = out.sources[static_cast<std::size_t>(&node - inv.nodes.data())].containers;
+      if (node.containers->runtime.empty())
+        per_host.error(at, fmt::format("host '{}' declares containers but no containers.runtime", node.name),
+                       "set runtime: containerd, docker or podman (the distribution's package)");
+      if (inv.cluster.containers.toolkit_version.empty())
+        per_host.error(at, fmt::format("host '{}' declares containers, but cluster.containers.toolkit_version is not set", node.name),
+                       "set cluster.containers.toolkit_version, e.g. \"1.17.8\" (the NVIDIA Container Toolkit every container node gets)");
+      if (node.containers->cdi_only && node.containers->runtime == "docker")
+        per_host.error(at, fmt::format("host '{}': containers.cdi_only with docker", node.name),
+                       "docker injects CDI devices only from Docker 25 on, and Debian 12's docker.io is 20.10: use the full toolkit (cdi_only: false), or podman");
+    }
     if (node.connection.kind != ConnectionKind::ssh) continue;
     const auto key = std::pair{util::to_lower(node.connection.address), node.connection.port};
     auto [it, inserted] = by_address.try_emplace(key, node.name);

@@ -14,6 +14,7 @@ namespace gpuctl::inventory_detail {
 // point at the value they are about.
 struct ValueSources {
   Pos gpu_model, gpu_count, gpu_power_watts, rack, pdu_capacity_watts;
+  Pos containers;  // the level whose `containers` the node took last
 };
 
 struct Resolved {

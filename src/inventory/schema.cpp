@@ -22,12 +22,17 @@ const Keys k_top_keys{"cluster", "defaults", "groups", "hosts"};
 const Keys k_group_keys{"hosts", "vars"};
 const Keys k_settings_keys{"address", "port", "user", "become", "identity_file", "known_hosts",
                            "host_key_checking", "connect_timeout", "command_timeout", "connection",
-                           "gpu", "ib_hcas", "ib", "rack", "pdu_capacity_watts", "labels"};
+                           "gpu", "ib_hcas", "ib", "rack", "pdu_capacity_watts", "labels", "containers"};
 const Keys k_gpu_keys{"model", "count", "power_watts", "nvswitch", "max_temperature_c", "nvlink", "nccl_allreduce", "dcgm_diag"};
 const Keys k_nvlink_keys{"connection", "links_per_gpu", "min_link_speed"};
 const Keys k_nccl_allreduce_keys{"enabled", "min_busbw", "message_size", "iterations"};
 const Keys k_dcgm_diag_keys{"enabled", "level", "replace_gpu_level"};
 const Keys k_ib_keys{"rate", "link_layer", "gpudirect_rdma"};
+const Keys k_containers_keys{"runtime", "cdi_only", "gpu_test_image", "kubernetes"};
+const Keys k_container_runtimes{"containerd", "docker", "podman"};
+const Keys k_kubernetes_keys{"mig_strategy"};
+// The NVIDIA device plugin's and GPU Operator's MIG strategies (their `mig.strategy`).
+const Keys k_mig_strategies{"none", "single", "mixed"};
 // The link layers sysfs names (link_layer of /sys/class/infiniband/<hca>/ports/<n>): RoCE is Ethernet.
 const Keys k_link_layers{"InfiniBand", "Ethernet"};
 const Keys k_host_key_policies{"strict", "accept-new"};
@@ -108,6 +113,24 @@ void decode_ib(Decoder& d, const YamlNode& node, std::string_view where, RawSett
   if (const auto* n = view->get("rate")) set(out.ib_rate, positive_number(d, *n, "'ib.rate'", "Gb/s, like 400 (NDR) or 200 (HDR)"), *n);
   if (const auto* n = view->get("link_layer")) set(out.ib_link_layer, d.choice(*n, "'ib.link_layer'", k_link_layers), *n);
   if (const auto* n = view->get("gpudirect_rdma")) set(out.ib_gpudirect_rdma, d.boolean(*n, "'ib.gpudirect_rdma'"), *n);
+}
+
+void decode_containers(Decoder& d, const YamlNode& node, std::string_view where, RawSettings& out) {
+  auto view = d.map(node, fmt::format("'containers' of {}", where), k_containers_keys);
+  if (!view) return;
+  out.containers_pos = pos_of(node);
+  if (const auto* n = view->get("runtime")) set(out.containers_runtime, d.choice(*n, "'containers.runtime'", k_container_runtimes), *n);
+  if (const auto* n = view->get("cdi_only")) set(out.containers_cdi_only, d.boolean(*n, "'containers.cdi_only'"), *n);
+  if (const auto* n = view->get("gpu_test_image"))
+    set(out.containers_test_image, checked(d, *n, "containers.gpu_test_image", grammar::image_ref), *n);
+  if (const auto* n = view->get("kubernetes")) {
+    auto k = d.map(*n, "'containers.kubernetes'", k_kubernetes_keys);
+    if (k && k->get("mig_strategy"))
+      set(out.containers_mig_strategy, d.choice(*k->get("mig_strategy"), "'containers.kubernetes.mig_strategy'", k_mig_strategies),
+          *k->get("mig_strategy"));
+    else if (k)
+      d.error(*n, "'containers.kubernetes' needs a 'mig_strategy'", "write mig_strategy: none (or single, mixed: the device plugin's)");
+  }
 }
 
 // Each HCA is checked at its own position in the list.
@@ -197,6 +220,8 @@ RawSettings decode_settings(Decoder& d, const YamlNode& node, const std::string&
       decode_hcas(d, v, out);
     } else if (key == "ib") {
       decode_ib(d, v, where, out);
+    } else if (key == "containers") {
+      decode_containers(d, v, where, out);
     } else if (key == "labels") {
       decode_labels(d, v, fmt::format("'labels' of {}", where), out);
     }

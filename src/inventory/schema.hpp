@@ -57,6 +57,10 @@ struct RawSettings {
   Field<double> ib_rate;
   Field<std::string> ib_link_layer;
   Field<bool> ib_gpudirect_rdma;
+  // `containers`, key by key like `gpu`.
+  Field<std::string> containers_runtime, containers_test_image, containers_mig_strategy;
+  Field<bool> containers_cdi_only;
+  Pos containers_pos;  // the `containers` key of the level that declared it
   std::map<std::string, Field<std::string>> labels;
 };
 

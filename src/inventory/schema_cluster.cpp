@@ -17,7 +17,10 @@ namespace {
 
 using Keys = std::vector<std::string>;
 
-const Keys k_cluster_keys{"name", "os_family", "os", "nvidia", "nccl", "slurm", "monitoring"};
+const Keys k_cluster_keys{"name", "os_family", "os", "nvidia", "nccl", "slurm", "monitoring", "containers"};
+const Keys k_containers_keys{"toolkit_version", "repository", "slurm_repository"};
+const Keys k_containers_repository_keys{"url", "key_url", "key_file"};
+const Keys k_slurm_repository_keys{"url", "key_file"};
 const Keys k_nvidia_keys{"driver_branch", "driver_version", "cuda", "open_kernel_module", "driver_source",
                          "unpackaged_driver", "repository"};
 const Keys k_repository_keys{"url", "key_url", "key_file", "pin_priority", "existing"};
@@ -313,6 +316,38 @@ void decode_grafana(Decoder& d, const YamlNode& node, GrafanaSettings& g) {
     d.error(*repository, "'grafana.repository' needs its signing key", "write key_url: https://apt.grafana.com/gpg.key, or key_file: /path/to/grafana.asc");
 }
 
+// cluster.containers (docs/containers.md): the toolkit's version and NVIDIA's repository (or a mirror).
+void decode_containers(Decoder& d, const YamlNode& node, ContainerSettings& c) {
+  auto view = d.map(node, "'cluster.containers'", k_containers_keys);
+  if (!view) return;
+  if (const auto* n = view->get("toolkit_version"))
+    c.toolkit_version = version(d, *n, "containers.toolkit_version", grammar::toolkit_version);
+  else d.error(node, "'cluster.containers' needs a 'toolkit_version'", "write toolkit_version: \"1.17.8\"");
+  if (const auto* repository = view->get("repository")) {
+    auto r = d.map(*repository, "'containers.repository'", k_containers_repository_keys);
+    if (!r) return;
+    if (const auto* n = r->get("url")) c.repository_url = checked(d, *n, "containers.repository.url", grammar::url).value_or("");
+    else d.error(*repository, "'containers.repository' needs a 'url'", "NVIDIA's is https://nvidia.github.io/libnvidia-container/stable/deb/amd64");
+    c.key_url.clear();
+    if (const auto* n = r->get("key_url")) c.key_url = checked(d, *n, "containers.repository.key_url", grammar::url).value_or("");
+    if (const auto* n = r->get("key_file")) c.key_file = checked(d, *n, "containers.repository.key_file", grammar::local_file).value_or("");
+    if (r->get("key_url") && r->get("key_file"))
+      d.error(*r->get("key_file"), "give either 'key_url' or 'key_file' for the container toolkit's repository, not both");
+    else if (!r->get("key_url") && !r->get("key_file"))
+      d.error(*repository, "'containers.repository' needs its signing key",
+              "write key_url: https://nvidia.github.io/libnvidia-container/gpgkey, or key_file: /path/to/key.asc");
+  }
+  if (const auto* repository = view->get("slurm_repository")) {
+    auto r = d.map(*repository, "'containers.slurm_repository'", k_slurm_repository_keys);
+    if (!r) return;
+    if (const auto* n = r->get("url")) c.slurm_repository_url = checked(d, *n, "containers.slurm_repository.url", grammar::url).value_or("");
+    else d.error(*repository, "'containers.slurm_repository' needs a 'url'", "an apt repository with enroot and pyxis built for your Slurm");
+    if (const auto* n = r->get("key_file"))
+      c.slurm_repository_key_file = checked(d, *n, "containers.slurm_repository.key_file", grammar::local_file).value_or("");
+    else d.error(*repository, "'containers.slurm_repository' needs its signing key", "write key_file: /path/to/key.asc");
+  }
+}
+
 void decode_monitoring(Decoder& d, const YamlNode& node, RawInventory& raw) {
   auto view = d.map(node, "'cluster.monitoring'", k_monitoring_keys);
   if (!view) return;
@@ -375,7 +410,7 @@ void attach_profile(Decoder& d, const YamlNode& cluster, const YamlNode* nvidia,
   }
   c.profile = std::move(*profile);
   auto packages = resolve_packages(c.profile, {c.nvidia.driver_branch, c.nvidia.driver_version, c.nvidia.cuda_version,
-                                               c.nvidia.open_kernel_module});
+                                               c.nvidia.open_kernel_module, c.containers.toolkit_version});
   if (!packages) {
     const YamlNode* module_node = view_of(nvidia, "open_kernel_module");
     d.error(module_node ? *module_node : choice_at, packages.error().message, packages.error().hint);
@@ -410,6 +445,7 @@ void decode_cluster(Decoder& d, const YamlNode& node, RawInventory& raw) {
   if (const auto* n = view->get("nccl")) c.nccl = decode_nccl(d, *n, raw);
   if (const auto* n = view->get("slurm")) decode_slurm(d, *n, raw);
   if (const auto* n = view->get("monitoring")) decode_monitoring(d, *n, raw);
+  if (const auto* n = view->get("containers")) decode_containers(d, *n, c.containers);
   attach_profile(d, node, view->get("nvidia"), c);
   if (c.monitoring.dcgm_exporter && !c.profile.name.empty() && c.packages.package("dcgm_exporter").empty()) {
     const auto* row = c.profile.find_row("dcgm_exporter");

@@ -39,6 +39,22 @@ const Grammar email_user{[](std::string_view text) {
                           "write the SMTP user name or address, e.g. alertmanager@example.com"};
 const Grammar host_port{check_host_port, "write host:port, e.g. smtp.example.com:587"};
 const Grammar chat_channel{check_chat_channel, "write #channel or @user, e.g. #gpu-alerts"};
+const Grammar toolkit_version{check_toolkit_version,
+                              "write the toolkit's major.minor.patch, e.g. \"1.17.8\""};
+// An image reference as podman, docker and ctr read it: lower-case name components, a tag or
+// digest; one word, never an option (it reaches a command line quoted, and after `--`).
+const Grammar image_ref{[](std::string_view text) -> std::optional<std::string> {
+                          if (text.empty()) return "is empty";
+                          if (text.size() > 255) return "is longer than 255 characters";
+                          const auto first = text.front();
+                          if (!((first >= 'a' && first <= 'z') || (first >= '0' && first <= '9'))) return "must start with a lower-case letter or digit";
+                          for (const char c : text)
+                            if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                                  std::string_view("._-/:@").find(c) != std::string_view::npos))
+                              return fmt::format("has '{}': image references take letters, digits and . _ - / : @", c);
+                          return std::nullopt;
+                        },
+                        "write a local image, e.g. localhost/gpuctl-gpu-test:1"};
 const Grammar nccl_value{check_nccl_value, "write one word without spaces, '#', quotes or shell metacharacters, e.g. =bond0"};
 }  // namespace grammar
 

@@ -44,6 +44,8 @@ extern const Grammar email;           // alert e-mail from/to
 extern const Grammar email_user;      // SMTP user: an address or a user name
 extern const Grammar host_port;       // SMTP smarthost
 extern const Grammar chat_channel;    // Slack-compatible channel
+extern const Grammar toolkit_version; // containers.toolkit_version: "1.17.8"
+extern const Grammar image_ref;       // containers.gpu_test_image: localhost/gpuctl-gpu-test:1
 }  // namespace grammar
 
 inline Pos pos_of(const YamlNode& node) { return {node.line, node.column}; }

@@ -74,6 +74,8 @@ std::optional<std::string> check_driver_version(std::string_view text) { return 
 
 std::optional<std::string> check_cuda_version(std::string_view text) { return check_dotted(text, 2, 2); }
 
+std::optional<std::string> check_toolkit_version(std::string_view text) { return check_dotted(text, 3, 3); }
+
 std::optional<std::string> check_url(std::string_view text) {
   if (text.empty()) return "is empty";
   if (text.front() == '-') return "starts with '-' (a command would read it as an option)";

@@ -12,6 +12,7 @@ namespace gpuctl::inventory_detail {
 std::optional<std::string> check_driver_branch(std::string_view text);   // digits: "550"
 std::optional<std::string> check_driver_version(std::string_view text);  // dotted: "550.127.08"
 std::optional<std::string> check_cuda_version(std::string_view text);    // major.minor: "12.4"
+std::optional<std::string> check_toolkit_version(std::string_view text); // major.minor.patch: "1.17.8"
 
 // An absolute http:// or https:// URL with a valid host, or a file: URL of an absolute,
 // normalised path (file:/srv/x or file:///srv/x). Only letters, digits and - . _ ~ : / ? = & %

@@ -74,7 +74,7 @@ void decode_row(Decoder& d, const yaml::YamlEntry& entry, PackageProfile& out) {
   for (const auto* field : {&row.name, &row.open, &row.proprietary, &row.service, &row.renamed_to})
     if (!field->empty() && !is_name_template(*field))
       d.error(entry.second, fmt::format("'{}' in {} is not a package or service name", *field, what),
-              "lower-case letters, digits and . + - _, with {branch} {driver_version} {cuda} {cuda_dashed} {cuda_major}");
+              "lower-case letters, digits and . + - _, with {branch} {driver_version} {cuda} {cuda_dashed} {cuda_major} {toolkit_version}");
   const bool ships = flavoured ? !(row.open.empty() && row.proprietary.empty()) : !row.name.empty();
   if (!ships && row.note.empty())
     d.error(entry.second, fmt::format("{} names no package", what), "say why in 'note:' (where the admin gets it instead)");
@@ -105,7 +105,8 @@ const std::vector<std::string>& profile_row_names() {
   static const std::vector<std::string> names{"driver",    "kernel_module", "nvidia_smi",       "cuda_toolkit",
                                               "nccl",      "nccl_dev",      "persistenced",     "fabricmanager",
                                               "nscq",
-                                              "dcgm",      "dcgm_exporter", "container_toolkit", "rdma_core",
+                                              "dcgm",      "dcgm_exporter", "container_toolkit_base", "libnvidia_container",
+                                              "libnvidia_container_tools", "container_toolkit", "rdma_core",
                                               "ibverbs_utils", "infiniband_diags"};
   return names;
 }
@@ -231,7 +232,8 @@ std::string fill_placeholders(std::string_view text, const PackageChoice& choice
                                  {"{driver_version}", choice.driver_version},
                                  {"{cuda_dashed}", cuda_dashed},
                                  {"{cuda_major}", cuda_major},
-                                 {"{cuda}", choice.cuda}}) {
+                                 {"{cuda}", choice.cuda},
+                                 {"{toolkit_version}", choice.toolkit_version}}) {
     for (auto at = out.find(from); at != std::string::npos; at = out.find(from, at + to.size()))
       out.replace(at, from.size(), to);
   }
@@ -263,7 +265,10 @@ Result<ResolvedPackages> resolve_packages(const PackageProfile& profile, const P
     out.packages[row.row] = wants_cuda && choice.cuda.empty() ? std::string() : fill_placeholders(name, choice);
     out.services[row.row] = row.service;
     const bool version_wants_cuda = row.version.find("{cuda") != std::string::npos;
-    out.versions[row.row] = version_wants_cuda && choice.cuda.empty() ? std::string() : fill_placeholders(row.version, choice);
+    const bool version_wants_toolkit = row.version.find("{toolkit_version}") != std::string::npos;
+    out.versions[row.row] = (version_wants_cuda && choice.cuda.empty()) || (version_wants_toolkit && choice.toolkit_version.empty())
+                                ? std::string()
+                                : fill_placeholders(row.version, choice);
   }
   return out;
 }

@@ -100,7 +100,8 @@ Variables node_variables(const Inventory& inventory, const Node& node) {
   // node.ib_hcas_csv, node.labels.<key>. One derivation, so a name means one thing.
   flatten_scalars(build_node_context(node), "", v);
   // A template fails on an absent value; a playbook reads it as empty text (`when: node.rack`).
-  for (const char* name : {"node.rack", "node.gpu.model", "node.gpu.type", "node.gpu.power_watts", "node.ib.link_layer"})
+  for (const char* name : {"node.rack", "node.gpu.model", "node.gpu.type", "node.gpu.power_watts", "node.ib.link_layer",
+                           "node.containers.runtime", "node.containers.runtime_package", "node.containers.runtime_service"})
     v.try_emplace(name);
   v["cluster.name"] = cluster.name;
   v["cluster.os_family"] = cluster.os_family;
@@ -144,6 +145,13 @@ Variables node_variables(const Inventory& inventory, const Node& node) {
   v["monitoring.grafana.url"] = m.grafana.url;
   v["monitoring.grafana.key_url"] = m.grafana.key_url;
   v["monitoring.grafana.key_file"] = m.grafana.key_file;
+  const auto& containers = cluster.containers;
+  v["containers.toolkit_version"] = containers.toolkit_version;
+  v["containers.repository.url"] = containers.repository_url;
+  v["containers.repository.key_url"] = containers.key_file.empty() ? containers.key_url : std::string();
+  v["containers.repository.key_file"] = containers.key_file;
+  v["containers.slurm_repository.url"] = containers.slurm_repository_url;
+  v["containers.slurm_repository.key_file"] = containers.slurm_repository_key_file;
   // Short forms of node.gpu.model, node.gpu.count, node.is_gpu_node and node.labels.<key>,
   // which playbooks have always used; the same values.
   v["gpu.model"] = v["node.gpu.model"];

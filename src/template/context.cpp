@@ -173,6 +173,14 @@ TemplateValue node_value(const Node& node) {
   TemplateValue& ib = value["ib"];
   ib["gpudirect_rdma"] = node.ib && node.ib->gpudirect_rdma;
   set_if(ib, "link_layer", node.ib ? node.ib->link_layer : std::string());
+  // Always there, like `ib`: `when: node.containers.runtime` is empty on a node without containers.
+  TemplateValue& containers = value["containers"];
+  containers["cdi_only"] = node.containers && node.containers->cdi_only;
+  containers["kubernetes"] = node.containers && !node.containers->kubernetes_mig_strategy.empty();
+  const std::string runtime = node.containers ? node.containers->runtime : std::string();
+  set_if(containers, "runtime", runtime);
+  set_if(containers, "runtime_package", runtime.empty() ? std::string() : container_runtime_package(runtime));
+  set_if(containers, "runtime_service", runtime.empty() ? std::string() : container_runtime_service(runtime));
   TemplateValue& labels = value["labels"];
   for (const auto& [key, text] : node.labels) labels[key] = text;
   value["label_list"] = key_values(node.labels);
@@ -515,6 +523,11 @@ TemplateValue build_cluster_context(const Inventory& inventory, const SlurmHardw
   context["slurm"] = slurm_value(inventory, hardware);
   context["monitoring"] = monitoring_value(inventory);
   context["health"] = health_value();
+  // The container toolkit's version and repositories, under the playbooks' names (containers.*).
+  const auto& containers = inventory.cluster.containers;
+  set_if(context["containers"], "toolkit_version", containers.toolkit_version);
+  set_if(context["containers"]["repository"], "url", containers.repository_url);
+  set_if(context["containers"]["slurm_repository"], "url", containers.slurm_repository_url);
   return context;
 }
 

@@ -35,6 +35,7 @@ std::string_view to_string(NodeRunner runner) {
     case NodeRunner::nccl_nodes: return "NCCL all-reduce across nodes (srun)";
     case NodeRunner::slurm_job: return "a Slurm job on the node (srun)";
     case NodeRunner::exporter_scrape: return "a GET of each exporter's /metrics on the node";
+    case NodeRunner::container_gpu: return "a container through CDI running nvidia-smi -L";
   }
   return "none";
 }
@@ -46,6 +47,7 @@ std::string_view to_string(CheckSection section) {
     case CheckSection::health: return "GPU health";
     case CheckSection::fabric: return "NVLink and NVSwitch";
     case CheckSection::software: return "CUDA and NCCL";
+    case CheckSection::containers: return "containers";
     case CheckSection::network: return "network";
     case CheckSection::slurm: return "Slurm";
     case CheckSection::monitoring: return "monitoring";

@@ -74,6 +74,28 @@ struct IbSpec {
   bool gpudirect_rdma = false;              // GPUDirect RDMA: nvidia-peermem loaded
 };
 
+// `containers` (a node setting, opt-in per group): the node runs GPU containers. gpu-node.yaml's
+// containers step installs the NVIDIA Container Toolkit at cluster.containers.toolkit_version,
+// the distribution's runtime, a CDI spec and the /dev/char links (docs/containers.md).
+struct ContainerSpec {
+  std::string runtime;                // containerd | docker | podman (the distribution's package)
+  bool cdi_only = false;              // nvidia-container-toolkit-base only: no legacy hook, no nvidia runtime
+  std::string gpu_test_image;         // a local image for verify's container_gpu; empty: that check is skipped
+  // `kubernetes.mig_strategy`: the node is handed to Kubernetes (GPU Operator or device plugin);
+  // empty: it is not, and k8s_node_ready is skipped.
+  std::string kubernetes_mig_strategy;
+};
+
+// The distribution's package of a containers.runtime (Debian 12, Ubuntu 22.04 and 24.04 name
+// them alike: containerd, docker.io, podman), and the systemd unit that must run ("" for
+// podman, which has no daemon).
+inline std::string container_runtime_package(std::string_view runtime) {
+  return runtime == "docker" ? "docker.io" : std::string(runtime);
+}
+inline std::string container_runtime_service(std::string_view runtime) {
+  return runtime == "podman" ? std::string() : std::string(runtime);
+}
+
 // How to reach one node, after precedence.
 struct ConnectionSettings {
   ConnectionKind kind = ConnectionKind::ssh;
@@ -95,6 +117,7 @@ struct Node {
   GpuSpec gpu;
   std::vector<std::string> ib_hcas;   // e.g. mlx5_0..mlx5_7; "mlx5_0:1" names port 1
   std::optional<IbSpec> ib{};         // absent: the ports are checked for Active/LinkUp only
+  std::optional<ContainerSpec> containers{};  // absent: no containers step, the container checks skip
   std::string rack;
   std::optional<int> pdu_capacity_watts;  // capacity of the PDU feeding this node's rack
   std::map<std::string, std::string> labels;  // free-form `labels:` for templates and playbook conditions
@@ -194,6 +217,19 @@ struct MonitoringSettings {
   GrafanaSettings grafana;
 };
 
+// `cluster.containers`: the toolkit every container node gets, and where from.
+struct ContainerSettings {
+  std::string toolkit_version;        // upstream, e.g. "1.17.8" (packages "1.17.8-1")
+  // NVIDIA's libnvidia-container apt repository (one for every Debian and Ubuntu release) or a mirror.
+  std::string repository_url = "https://nvidia.github.io/libnvidia-container/stable/deb/amd64";
+  std::string key_url = "https://nvidia.github.io/libnvidia-container/gpgkey";
+  std::string key_file;               // instead of key_url: a local copy of the key
+  // An apt repository that carries enroot and pyxis built for this cluster's Slurm; empty: the
+  // plan says they are not installed.
+  std::string slurm_repository_url;
+  std::string slurm_repository_key_file;
+};
+
 struct ClusterSettings {
   std::string name;
   std::string os_family = "debian";   // "debian" (apt); "rhel" is reserved for dnf
@@ -206,6 +242,7 @@ struct ClusterSettings {
   std::map<std::string, std::string> nccl;  // NCCL_* settings written to /etc/nccl.conf
   SlurmSettings slurm;
   MonitoringSettings monitoring;
+  ContainerSettings containers;
 };
 
 struct Group {

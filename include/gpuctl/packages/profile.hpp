@@ -85,6 +85,8 @@ struct PackageChoice {
   std::string driver_version;
   std::string cuda;
   bool open_kernel_module = true;
+  // cluster.containers.toolkit_version ("1.17.8"): the container toolkit rows' {toolkit_version}.
+  std::string toolkit_version{};
 };
 struct ResolvedPackages {
   std::map<std::string, std::string, std::less<>> packages;  // row -> package ("" where none)
@@ -105,7 +107,7 @@ Result<ResolvedPackages> resolve_packages(const PackageProfile& profile, const P
 std::optional<std::string> os_mismatch(const PackageProfile& profile, std::string_view id, std::string_view version_id,
                                        std::string_view pretty_name);
 
-// Fills {branch}, {driver_version}, {cuda}, {cuda_dashed} ("12-4") and {cuda_major} in `text`.
+// Fills {branch}, {driver_version}, {cuda}, {cuda_dashed} ("12-4"), {cuda_major} and {toolkit_version} in `text`.
 std::string fill_placeholders(std::string_view text, const PackageChoice& choice);
 
 }  // namespace gpuctl

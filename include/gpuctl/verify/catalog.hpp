@@ -26,11 +26,12 @@ enum class NodeRunner {
   nccl_nodes,       // an all-reduce across nodes through Slurm (verify --nccl-nodes); added by verify
   slurm_job,        // a short job through Slurm on the node (verify --slurm-job)
   exporter_scrape,  // one GET of each exporter's /metrics from the node (verify/exporter_scrape.hpp)
+  container_gpu,    // one container through CDI running nvidia-smi -L (verify/container_run.hpp)
 };
 std::string_view to_string(NodeRunner runner);
 
 // Where a check sits in `verify --list` and the docs table.
-enum class CheckSection { kernel, gpu, health, fabric, software, network, slurm, monitoring };
+enum class CheckSection { kernel, gpu, health, fabric, software, containers, network, slurm, monitoring };
 std::string_view to_string(CheckSection section);
 
 using CheckJudge = CheckResult (*)(const CheckInput&);

@@ -16,6 +16,7 @@ namespace gpuctl {
 
 struct ObservedSlurmJob;        // verify/slurm_job.hpp
 struct ObservedExporterScrapes;  // verify/exporter_scrape.hpp
+struct ObservedContainerRun;     // verify/container_run.hpp
 
 enum class CheckStatus { pass, fail, error, skipped };
 std::string_view to_string(CheckStatus status);
@@ -49,6 +50,9 @@ struct CheckInput {
   const ObservedSlurmJob* slurm_job = nullptr;
   // The exporters' /metrics as verify read them on the node; null when not read (plan never does).
   const ObservedExporterScrapes* exporter_scrapes = nullptr;
+  // verify's container_gpu run; null when it did not run (plan never does; verify only with
+  // containers.gpu_test_image).
+  const ObservedContainerRun* container_run = nullptr;
 };
 
 // The checks gpuctl knows, in display order, with one-line descriptions.

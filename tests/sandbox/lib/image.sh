@@ -5,9 +5,12 @@
 # they need beyond the image: the local copy of a Debian mirror with those components enabled.
 
 IMAGE_PACKAGES=systemd,systemd-sysv,dbus,openssh-server,ca-certificates,kmod,procps,iproute2,curl,gpg,less
+# The containers step's runtimes, real (docs/containers.md): podman runs the e2e's GPU container
+# through CDI; containerd and docker.io are there for the other containers.runtime values.
+DEBIAN_CONTAINERS="podman runc containerd docker.io"
 # The rdma step's packages (the profiles' rdma_core, ibverbs_utils, infiniband_diags rows): real,
 # on the HCAs of `sandbox up --hgx`.
-DEBIAN_EXTRA="slurmd slurmctld slurm-client munge prometheus-node-exporter prometheus prometheus-alertmanager rdma-core ibverbs-utils infiniband-diags"
+DEBIAN_EXTRA="slurmd slurmctld slurm-client munge prometheus-node-exporter prometheus prometheus-alertmanager rdma-core ibverbs-utils infiniband-diags $DEBIAN_CONTAINERS"
 # What tests/e2e/debian_nonfree.sh installs with gpuctl: the driver and kernel module of
 # Debian's profile, nvidia-smi and the persistence daemon (playbooks/profiles/debian12-distribution.yaml).
 DEBIAN_NVIDIA="nvidia-driver nvidia-kernel-dkms nvidia-smi nvidia-persistenced firmware-misc-nonfree"

@@ -22,7 +22,7 @@ sandbox_gpuctl() {
 repo_hash() {
   { echo "$SANDBOX_PROFILE $DRIVER_535 $DRIVER_550 $CUDA_VERSION";
     recipe_hash "$SANDBOX_SRC/nvidia-smi" "$SANDBOX_SRC/packages" "$SANDBOX_SRC/lib/repo.sh" "$SANDBOX_SRC/lib/toolkit.sh" \
-      "$PROFILES_DIR" "$SANDBOX_SRC/../data/monitoring"; } | sha256sum | cut -c1-16
+      "$PROFILES_DIR" "$SANDBOX_SRC/../data/monitoring" "$SANDBOX_SRC/../data/containers/toolkit-packages.txt"; } | sha256sum | cut -c1-16
 }
 
 # Sets REPO_DIR (holds cuda/). Builds when not cached.
@@ -120,6 +120,11 @@ build_repo() {
     cp "$fixtures/nvidia-smi-q.txt" "$r/usr/share/nvidia-sandbox/q.txt"
     cp "$fixtures/nvidia-smi-q.xml" "$r/usr/share/nvidia-sandbox/q.xml"
     cp "$b/query-gpu-fields" "$r/usr/share/nvidia-sandbox/query-gpu-fields"
+    # NVML at the driver's version, where NVIDIA's driver puts it (nvidia-ctk cdi generate mounts it).
+    mkdir -p "$r/usr/lib/x86_64-linux-gnu"
+    printf 'int nvmlInit_v2(void) { return 0; }\n' > "$b/nvml.c"
+    gcc -shared -fPIC -Wl,-soname,libnvidia-ml.so.1 -o "$r/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.$ver" "$b/nvml.c" || return 1
+    ln -sf "libnvidia-ml.so.$ver" "$r/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1"
     # /dev/nvidiaN at each boot where the module "loads" (udev's job on a real machine).
     mkdir -p "$r/lib/systemd/system/sysinit.target.wants"
     install -m 755 "$SANDBOX_SRC/packages/nvidia-device-nodes" "$r/usr/lib/nvidia-sandbox/device-nodes"
@@ -236,5 +241,50 @@ mkdir -p /run/nvidia-fabricmanager && echo $ver > /run/nvidia-fabricmanager/gpuc
   } > "$out/Release"
   GNUPGHOME=$gh gpg --batch -q --yes --clearsign -o "$out/InRelease" "$out/Release" || return 1
   GNUPGHOME=$gh gpg --batch -q --yes -abs -o "$out/Release.gpg" "$out/Release" || return 1
+  build_container_toolkit "$b" "$out/libnvidia-container" "$gh" || return 1
   gpgconf --homedir "$gh" --kill all 2>/dev/null || true
+}
+
+# NVIDIA's libnvidia-container repository in miniature, at cuda/libnvidia-container/ (signed with
+# the same key): the toolkit's packages with the names, versions and dependencies of
+# tests/data/containers/toolkit-packages.txt (never gpuctl's profiles) and their files where
+# NVIDIA's packages put them; nvidia-ctk is the stand-in packages/nvidia-ctk.
+build_container_toolkit() {
+  local b=$1 out=$2 gh=$3 name version depends r
+  mkdir -p "$out"
+  while read -r name version depends; do
+    [[ -z $name || $name == '#'* ]] && continue
+    r=$b/ctk-$name; mkdir -p "$r/usr/bin"
+    case $name in
+      nvidia-container-toolkit-base)
+        sed "s/@VERSION@/${version%-*}/" "$SANDBOX_SRC/packages/nvidia-ctk" > "$r/usr/bin/nvidia-ctk"; chmod 755 "$r/usr/bin/nvidia-ctk"
+        # The runtime and the CDI hook: runc underneath, as the real shim is in its cdi mode.
+        printf '#!/bin/sh\n# gpuctl sandbox stand-in\nexec runc "$@"\n' > "$r/usr/bin/nvidia-container-runtime"
+        printf '#!/bin/sh\n# gpuctl sandbox stand-in\nexit 0\n' > "$r/usr/bin/nvidia-cdi-hook"
+        chmod 755 "$r/usr/bin/nvidia-container-runtime" "$r/usr/bin/nvidia-cdi-hook"
+        mkdir -p "$r/etc/nvidia-container-runtime"
+        printf '[nvidia-container-runtime]\nmode = "auto"\n' > "$r/etc/nvidia-container-runtime/config.toml" ;;
+      libnvidia-container1)
+        mkdir -p "$r/usr/lib/x86_64-linux-gnu"
+        printf 'int nvc_version(void) { return 0; }\n' > "$b/nvc.c"
+        gcc -shared -fPIC -Wl,-soname,libnvidia-container.so.1 -o "$r/usr/lib/x86_64-linux-gnu/libnvidia-container.so.${version%-*}" "$b/nvc.c" || return 1
+        ln -sf "libnvidia-container.so.${version%-*}" "$r/usr/lib/x86_64-linux-gnu/libnvidia-container.so.1" ;;
+      libnvidia-container-tools)
+        printf '#!/bin/sh\necho "cli-version: %s"\n' "${version%-*}" > "$r/usr/bin/nvidia-container-cli"; chmod 755 "$r/usr/bin/nvidia-container-cli" ;;
+      nvidia-container-toolkit)
+        printf '#!/bin/sh\n# gpuctl sandbox stand-in (the legacy OCI hook)\nexit 0\n' > "$r/usr/bin/nvidia-container-runtime-hook"
+        chmod 755 "$r/usr/bin/nvidia-container-runtime-hook" ;;
+      *) echo "unknown toolkit package $name in toolkit-packages.txt" >&2; return 1 ;;
+    esac
+    if [[ $depends == - ]]; then make_deb "$out" "$r" "$name" "$version" "NVIDIA Container Toolkit ($name)"
+    else make_deb "$out" "$r" "$name" "$version" "NVIDIA Container Toolkit ($name)" "Depends: $depends"; fi
+  done < "$SANDBOX_SRC/../data/containers/toolkit-packages.txt"
+  (cd "$out" && dpkg-scanpackages --multiversion . /dev/null 2>/dev/null > Packages && gzip -9kf Packages) || return 1
+  {
+    echo "Origin: gpuctl-sandbox"; echo "Label: gpuctl sandbox libnvidia-container stand-in"; echo "Architectures: amd64"
+    echo "Date: $(LC_ALL=C date -Ru)"; echo "SHA256:"
+    local f; for f in Packages Packages.gz; do echo " $(sha256sum < "$out/$f" | cut -d' ' -f1) $(stat -c %s "$out/$f") $f"; done
+  } > "$out/Release"
+  GNUPGHOME=$gh gpg --batch -q --yes --clearsign -o "$out/InRelease" "$out/Release" || return 1
+  cp "$out/../gpuctl-sandbox-cuda.pub" "$out/gpgkey"
 }

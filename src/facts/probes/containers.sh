@@ -1,0 +1,24 @@
+# shellcheck shell=sh
+# The containers probe (facts/containers.cpp): the GPU container stack. nvidia-ctk's version;
+# each CDI spec the NVIDIA toolkit writes (nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml,
+# or its nvidia-cdi-refresh unit: /var/run/cdi/nvidia.yaml), whole; the lines of containerd's
+# and docker's configuration that name the nvidia runtime or CDI; podman's version; every
+# /dev/nvidia* node with its MAJOR:MINOR and where /dev/char/MAJOR:MINOR leads (runc finds
+# devices through those links after a systemd daemon-reload, NVIDIA/nvidia-docker#1730); each
+# GPU's MIG mode. Read-only. A shell function body: `return` ends the probe.
+if command -v nvidia-ctk >/dev/null 2>&1; then echo '@ctk'; nvidia-ctk --version 2>&1; fi
+for f in /etc/cdi/nvidia.yaml /var/run/cdi/nvidia.yaml; do
+  [ -f "$f" ] || continue; echo "@spec $f"; head -c 1048576 -- "$f"; echo; done
+if [ -f /etc/containerd/config.toml ]; then echo '@containerd'; grep -e nvidia-container-runtime -e enable_cdi /etc/containerd/config.toml; fi
+if [ -f /etc/docker/daemon.json ]; then echo '@docker'; grep -e nvidia-container-runtime -e '"cdi"' /etc/docker/daemon.json; fi
+if command -v podman >/dev/null 2>&1; then echo '@podman'; podman --version 2>&1; fi
+echo '@devices'
+for d in /dev/nvidia*; do
+  [ -e "$d" ] && [ ! -d "$d" ] || continue
+  if [ -c "$d" ]; then m=$(stat -c %Hr:%Lr -- "$d"); printf 'char %s %s %s\n' "$d" "$m" "$(readlink -f -- "/dev/char/$m" 2>/dev/null)";
+  else printf 'notchar %s\n' "$d"; fi
+done
+echo '@mig'
+# shellcheck disable=SC2086 # $T is the timeout command and its options, split on purpose
+command -v nvidia-smi >/dev/null 2>&1 && $T nvidia-smi --query-gpu=mig.mode.current --format=csv,noheader 2>/dev/null
+return 0

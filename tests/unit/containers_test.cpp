@@ -1,0 +1,145 @@
+// The container stack: the CDI spec parser on a real nvidia-ctk capture, the containers probe's
+// parser, and the container checks' judgements (stale spec, missing links, the container's GPUs).
+#include <gpuctl/facts/containers.hpp>
+#include <gpuctl/verify/container_run.hpp>
+
+#include "check_fixture.hpp"
+#include "probe_capture.hpp"
+
+#include <gtest/gtest.h>
+
+namespace gpuctl {
+namespace {
+
+using testing::read_test_data;
+
+TEST(CdiSpec, ReadsTheDevicesAndDriverLibrariesOfARealNvidiaCtkSpec) {
+  const auto spec = facts::parse_cdi_spec(read_test_data("containers/nvidia-ctk-1.17.8-cdi-575.64.03.yaml"), "/etc/cdi/nvidia.yaml");
+  EXPECT_EQ(spec.error, "");
+  EXPECT_EQ(spec.cdi_version, "0.5.0");
+  EXPECT_EQ(spec.kind, "nvidia.com/gpu");
+  EXPECT_EQ(spec.device_names, (std::vector<std::string>{"0", "GPU-520e01f2-cf30-6396-abef-e8e9a5233b0e", "all"}));
+  EXPECT_EQ(spec.nvml_versions, std::vector<std::string>{"575.64.03"});
+}
+
+TEST(CdiSpec, SaysWhyTextIsNoSpec) {
+  EXPECT_NE(facts::parse_cdi_spec("", "/etc/cdi/nvidia.yaml").error, "");
+  EXPECT_NE(facts::parse_cdi_spec("a: [", "/etc/cdi/nvidia.yaml").error, "");
+  EXPECT_NE(facts::parse_cdi_spec("devices: []\n", "/etc/cdi/nvidia.yaml").error, "");
+}
+
+std::string probe_output(const std::string& spec) {
+  return "@ctk\nNVIDIA Container Toolkit CLI version 1.17.8\ncommit: f202b80a9b9d0db00d9b1d73c0128c8962c55f4d\n"
+         "@spec /etc/cdi/nvidia.yaml\n" + spec +
+         "\n@containerd\n            BinaryName = \"/usr/bin/nvidia-container-runtime\"\n    enable_cdi = true\n"
+         "@podman\npodman version 4.3.1\n@devices\nchar /dev/nvidia0 195:0 /dev/nvidia0\nchar /dev/nvidiactl 195:255 "
+         "/dev/char/195:255\n@mig\nDisabled\n";
+}
+
+TEST(ContainerStack, ParsesEverySectionOfTheProbe) {
+  const auto stack = facts::parse_container_stack(probe_output(read_test_data("containers/nvidia-ctk-1.17.8-cdi-575.64.03.yaml")));
+  ASSERT_TRUE(stack) << stack.error().message;
+  EXPECT_TRUE(stack->ctk_found);
+  EXPECT_EQ(stack->ctk_version, "1.17.8");
+  ASSERT_EQ(stack->specs.size(), 1u);
+  EXPECT_EQ(stack->specs[0].device_names.size(), 3u);
+  EXPECT_TRUE(stack->containerd_config);
+  EXPECT_TRUE(stack->containerd_nvidia_runtime);
+  EXPECT_TRUE(stack->containerd_cdi);
+  EXPECT_FALSE(stack->docker_config);
+  EXPECT_EQ(stack->podman_version, "4.3.1");
+  ASSERT_EQ(stack->device_nodes.size(), 2u);
+  EXPECT_EQ(stack->device_nodes[1].char_link_target, "/dev/char/195:255");
+  EXPECT_EQ(stack->mig_modes, std::vector<std::string>{"Disabled"});
+}
+
+TEST(ContainerStack, AProbeThatStoppedEarlyIsNoFact) {
+  EXPECT_FALSE(facts::parse_container_stack("@ctk\nNVIDIA Container Toolkit CLI version 1.17.8\n"));
+}
+
+TEST(ContainerRun, QuotesTheImageAndReadsTheUuidsNvidiaSmiLists) {
+  ContainerSpec spec{"podman", false, "localhost/gpu-test:1", ""};
+  EXPECT_EQ(container_gpu_command(spec),
+            "podman run --rm --network=none --device nvidia.com/gpu=all -- 'localhost/gpu-test:1' nvidia-smi -L");
+  spec.gpu_test_image.clear();
+  EXPECT_EQ(container_gpu_command(spec), "");
+  EXPECT_EQ(listed_gpu_uuids("GPU 0: NVIDIA H200 (UUID: GPU-aa)\nGPU 1: NVIDIA H200 (UUID: GPU-bb)\n"),
+            (std::vector<std::string>{"GPU-aa", "GPU-bb"}));
+}
+
+class ContainerChecks : public testing::SingleCheckTest {
+ protected:
+  ContainerChecks() {
+    inventory.cluster.containers.toolkit_version = "1.17.8";
+    inventory.cluster.packages = resolve_packages(inventory.cluster.profile, {"550", "550.127.08", "12.4", true, "1.17.8"}).value();
+    node.containers = ContainerSpec{"podman", false, "localhost/gpu-test:1", ""};
+    state.facts.driver_version = Fact<std::string>::of("575.64.03");
+    GpuInfo gpu;
+    gpu.index = 0;
+    gpu.uuid = "GPU-520e01f2-cf30-6396-abef-e8e9a5233b0e";
+    state.facts.gpus = Fact<std::vector<GpuInfo>>::of({gpu});
+    set_stack(read_test_data("containers/nvidia-ctk-1.17.8-cdi-575.64.03.yaml"));
+  }
+  void set_stack(const std::string& spec) {
+    auto stack = facts::parse_container_stack(probe_output(spec));
+    state.facts.declared.set(facts::k_container_stack, Fact<facts::ContainerStack>::of(*stack));
+  }
+};
+
+TEST_F(ContainerChecks, ACurrentSpecPassesAndAStaleOneFailsAfterADriverUpgrade) {
+  EXPECT_EQ(run("cdi_spec").status, CheckStatus::pass);
+  state.facts.driver_version = Fact<std::string>::of("580.95.05");
+  const auto stale = run("cdi_spec");
+  EXPECT_EQ(stale.status, CheckStatus::fail);
+  EXPECT_NE(stale.observed.find("stale"), std::string::npos) << stale.observed;
+}
+
+TEST_F(ContainerChecks, ASpecWithoutAGpuOfTheNodeFails) {
+  GpuInfo second;
+  second.index = 1;
+  second.uuid = "GPU-ffffffff-0000-0000-0000-000000000000";
+  state.facts.gpus.value->push_back(second);
+  const auto result = run("cdi_spec");
+  EXPECT_EQ(result.status, CheckStatus::fail);
+  EXPECT_NE(result.observed.find("GPU 1"), std::string::npos) << result.observed;
+}
+
+TEST_F(ContainerChecks, UnknownFactsAreNeverAPass) {
+  state.facts.driver_version = Fact<std::string>::absent("no driver");
+  EXPECT_EQ(run("cdi_spec").status, CheckStatus::error);
+  state.facts.declared.set(facts::k_container_stack, Fact<facts::ContainerStack>::absent("probe failed"));
+  EXPECT_EQ(run("dev_char_symlinks").status, CheckStatus::error);
+  EXPECT_EQ(run("container_runtime").status, CheckStatus::error);
+}
+
+TEST_F(ContainerChecks, AMissingCharLinkFails) {
+  const auto result = run("dev_char_symlinks");
+  EXPECT_EQ(result.status, CheckStatus::fail);
+  EXPECT_NE(result.observed.find("/dev/nvidiactl"), std::string::npos) << result.observed;
+}
+
+TEST_F(ContainerChecks, PodmanWithCdiSupportPasses) { EXPECT_EQ(run("container_runtime").status, CheckStatus::pass); }
+
+TEST_F(ContainerChecks, TheToolkitMustBeTheInventorysVersionAndHeld) {
+  for (const auto* name : {"nvidia-container-toolkit-base", "libnvidia-container1", "libnvidia-container-tools", "nvidia-container-toolkit"})
+    state.packages[name] = {true, "1.17.8-1", true};
+  EXPECT_EQ(run("container_toolkit").status, CheckStatus::pass);
+  state.packages["nvidia-container-toolkit"] = {true, "1.17.7-1", true};
+  EXPECT_EQ(run("container_toolkit").status, CheckStatus::fail);
+  state.packages["nvidia-container-toolkit"] = {true, "1.17.8-1", false};
+  EXPECT_EQ(run("container_toolkit").status, CheckStatus::fail);
+}
+
+TEST_F(ContainerChecks, SkippedWithoutContainers) {
+  node.containers.reset();
+  for (const auto* name : {"container_toolkit", "cdi_spec", "container_runtime", "dev_char_symlinks", "container_gpu", "k8s_node_ready"})
+    EXPECT_EQ(run(name).status, CheckStatus::skipped) << name;
+}
+
+TEST_F(ContainerChecks, TheKubernetesContractNeedsContainerd) {
+  node.containers->kubernetes_mig_strategy = "none";
+  EXPECT_EQ(run("k8s_node_ready").status, CheckStatus::fail);
+}
+
+}  // namespace
+}  // namespace gpuctl
