@@ -137,7 +137,8 @@ Result<ContainerStack> parse_container_stack(std::string_view text) {
     if (line.starts_with('@') && (section != "spec" || line == "@containerd" || line == "@docker" || line == "@podman" ||
                                   line == "@devices" || line == "@mig" || line.starts_with("@spec /"))) {
       end_spec();
-      const auto words = util::split_words(line.substr(1));
+      const std::string header = line.substr(1);  // split_words keeps views into it
+      const auto words = util::split_words(header);
       section = words.empty() ? std::string() : std::string(words.front());
       if (section == "spec" && words.size() > 1) spec_path = std::string(words[1]);
       if (section == "ctk") stack.ctk_found = true;

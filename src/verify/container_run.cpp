@@ -13,9 +13,9 @@ std::string container_gpu_command(const ContainerSpec& spec) {
   if (spec.gpu_test_image.empty()) return {};
   const auto image = util::shell_quote(spec.gpu_test_image);
   if (spec.runtime == "podman")
-    return fmt::format("podman run --rm --network=none --device nvidia.com/gpu=all -- {} nvidia-smi -L", image);
+    return fmt::format("podman run --rm --network=host --device nvidia.com/gpu=all -- {} nvidia-smi -L", image);
   if (spec.runtime == "docker")
-    return fmt::format("docker run --rm --network=none --runtime=nvidia -e NVIDIA_VISIBLE_DEVICES=all -- {} nvidia-smi -L", image);
+    return fmt::format("docker run --rm --network=host --runtime=nvidia -e NVIDIA_VISIBLE_DEVICES=all -- {} nvidia-smi -L", image);
   if (spec.runtime == "containerd")
     return fmt::format("ctr run --rm --runc-binary=/usr/bin/nvidia-container-runtime "
                        "--env NVIDIA_VISIBLE_DEVICES=nvidia.com/gpu=all {} gpuctl-container-gpu nvidia-smi -L",

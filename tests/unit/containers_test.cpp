@@ -60,7 +60,7 @@ TEST(ContainerStack, AProbeThatStoppedEarlyIsNoFact) {
 TEST(ContainerRun, QuotesTheImageAndReadsTheUuidsNvidiaSmiLists) {
   ContainerSpec spec{"podman", false, "localhost/gpu-test:1", ""};
   EXPECT_EQ(container_gpu_command(spec),
-            "podman run --rm --network=none --device nvidia.com/gpu=all -- 'localhost/gpu-test:1' nvidia-smi -L");
+            "podman run --rm --network=host --device nvidia.com/gpu=all -- 'localhost/gpu-test:1' nvidia-smi -L");
   spec.gpu_test_image.clear();
   EXPECT_EQ(container_gpu_command(spec), "");
   EXPECT_EQ(listed_gpu_uuids("GPU 0: NVIDIA H200 (UUID: GPU-aa)\nGPU 1: NVIDIA H200 (UUID: GPU-bb)\n"),

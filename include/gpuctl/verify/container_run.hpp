@@ -22,8 +22,8 @@ struct ObservedContainerRun {
 };
 
 // The node-side command for the node's runtime and test image (pure; values quoted):
-//   podman:     podman run --rm --network=none --device nvidia.com/gpu=all -- IMAGE nvidia-smi -L
-//   docker:     docker run --rm --network=none --runtime=nvidia -e NVIDIA_VISIBLE_DEVICES=all -- IMAGE nvidia-smi -L
+//   podman:     podman run --rm --network=host --device nvidia.com/gpu=all -- IMAGE nvidia-smi -L
+//   docker:     docker run --rm --network=host --runtime=nvidia -e NVIDIA_VISIBLE_DEVICES=all -- IMAGE nvidia-smi -L
 //   containerd: ctr run --rm --runc-binary=/usr/bin/nvidia-container-runtime --env NVIDIA_VISIBLE_DEVICES=nvidia.com/gpu=all IMAGE gpuctl-container-gpu nvidia-smi -L
 // (docker 20.10 and containerd 1.6, Debian 12's, inject CDI devices only through the nvidia
 // runtime, which reads the same spec in its cdi mode.) Empty where the node declares no test image.

@@ -6,8 +6,10 @@
 
 IMAGE_PACKAGES=systemd,systemd-sysv,dbus,openssh-server,ca-certificates,kmod,procps,iproute2,curl,gpg,less
 # The containers step's runtimes, real (docs/containers.md): podman runs the e2e's GPU container
-# through CDI; containerd and docker.io are there for the other containers.runtime values.
-DEBIAN_CONTAINERS="podman runc containerd docker.io"
+# through CDI; containerd and docker.io are there for the other containers.runtime values. crun:
+# the nodes' cgroup file systems are read-only inside systemd-nspawn, runc refuses to run a
+# container without a cgroup of its own ("runc is not compatible with NoCgroups"), and crun can.
+DEBIAN_CONTAINERS="podman runc crun containerd docker.io"
 # The rdma step's packages (the profiles' rdma_core, ibverbs_utils, infiniband_diags rows): real,
 # on the HCAs of `sandbox up --hgx`.
 DEBIAN_EXTRA="slurmd slurmctld slurm-client munge prometheus-node-exporter prometheus prometheus-alertmanager rdma-core ibverbs-utils infiniband-diags $DEBIAN_CONTAINERS"
