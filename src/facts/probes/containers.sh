@@ -14,7 +14,7 @@ if [ -f /etc/docker/daemon.json ]; then echo '@docker'; grep -e nvidia-container
 if command -v podman >/dev/null 2>&1; then echo '@podman'; podman --version 2>&1; fi
 echo '@devices'
 for d in /dev/nvidia*; do
-  [ -e "$d" ] && [ ! -d "$d" ] || continue
+  if [ ! -e "$d" ] || [ -d "$d" ]; then continue; fi
   if [ -c "$d" ]; then m=$(stat -c %Hr:%Lr -- "$d"); printf 'char %s %s %s\n' "$d" "$m" "$(readlink -f -- "/dev/char/$m" 2>/dev/null)";
   else printf 'notchar %s\n' "$d"; fi
 done
