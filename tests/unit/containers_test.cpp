@@ -4,6 +4,11 @@
 #include <gpuctl/verify/container_run.hpp>
 
 #include "check_fixture.hpp"
+#include "shipped_playbooks.hpp"
+
+#include <gpuctl/inventory/loader.hpp>
+#include <gpuctl/plan/plan.hpp>
+#include <gpuctl/plan/program.hpp>
 #include "probe_capture.hpp"
 
 #include <gtest/gtest.h>
@@ -139,6 +144,54 @@ TEST_F(ContainerChecks, SkippedWithoutContainers) {
 TEST_F(ContainerChecks, TheKubernetesContractNeedsContainerd) {
   node.containers->kubernetes_mig_strategy = "none";
   EXPECT_EQ(run("k8s_node_ready").status, CheckStatus::fail);
+}
+
+std::string container_inventory(const std::string& cluster_extra, const std::string& containers) {
+  return "cluster:\n  name: lab\n  os: ubuntu2404\n  nvidia:\n    driver_branch: \"580\"\n    driver_version: \"580.95.05\"\n"
+         "  monitoring: {dcgm_exporter: false, node_exporter: false}\n" + cluster_extra +
+         "groups:\n  gpu:\n    hosts: gpu01\n    vars:\n      containers: " + containers +
+         "\nhosts:\n  gpu01: {address: 10.0.0.1, gpu: {model: H100, count: 1}}\n";
+}
+
+TEST(ContainersStep, PlansTheProfilesToolkitPackagesAtTheVersionAndTheDistributionsRuntime) {
+  auto loaded = load_inventory_text(container_inventory("  containers: {toolkit_version: \"1.17.8\"}\n", "{runtime: containerd}"),
+                                    "cluster.yaml");
+  ASSERT_TRUE(loaded.ok()) << (loaded.diagnostics.empty() ? "" : loaded.diagnostics[0].to_string());
+  ProgramSources sources;
+  sources.templates_dir = testing::k_shipped_templates_dir;
+  sources.secrets = SecretMode::masked;
+  const auto program = resolve_program(*loaded.inventory, loaded.inventory->nodes[0], testing::shipped_playbooks(), sources);
+  ASSERT_TRUE(program) << program.error().to_string();
+  const auto plan = make_node_plan(*program, NodeState{});
+  std::vector<std::string> containers;
+  for (const auto& change : plan.changes)
+    if (change.step == "containers") containers.push_back(change.resource);
+  for (const auto* want : {"package:containerd", "package:runc", "package:nvidia-container-toolkit-base", "package:libnvidia-container1",
+                           "package:libnvidia-container-tools", "package:nvidia-container-toolkit",
+                           "command:nvidia-ctk runtime configure --runtime=containerd", "service:containerd",
+                           "command:nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml",
+                           "command:nvidia-ctk system create-dev-char-symlinks --create-all"})
+    EXPECT_NE(std::ranges::find(containers, want), containers.end()) << want;
+  const bool repository = std::ranges::any_of(plan.changes, [](const Change& c) {
+    return c.step == "container-repository" && c.resource == "file:/etc/apt/sources.list.d/gpuctl-nvidia-container-toolkit.list";
+  });
+  EXPECT_TRUE(repository);
+}
+
+TEST(ContainersStep, ValidateRefusesWhatTheStepCannotServe) {
+  const auto no_version = load_inventory_text(container_inventory("", "{runtime: podman}"), "cluster.yaml");
+  ASSERT_FALSE(no_version.ok());
+  EXPECT_NE(no_version.diagnostics[0].message.find("toolkit_version"), std::string::npos) << no_version.diagnostics[0].message;
+  const auto bad_runtime = load_inventory_text(container_inventory("  containers: {toolkit_version: \"1.17.8\"}\n", "{runtime: lxc}"),
+                                               "cluster.yaml");
+  EXPECT_FALSE(bad_runtime.ok());
+  const auto hostile = load_inventory_text(
+      container_inventory("  containers: {toolkit_version: \"1.17.8\"}\n", "{runtime: podman, gpu_test_image: \"x;reboot\"}"),
+      "cluster.yaml");
+  EXPECT_FALSE(hostile.ok());
+  const auto unquoted = load_inventory_text(container_inventory("  containers: {toolkit_version: 1.17}\n", "{runtime: podman}"),
+                                            "cluster.yaml");
+  EXPECT_FALSE(unquoted.ok());
 }
 
 }  // namespace
