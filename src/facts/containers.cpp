@@ -9,6 +9,7 @@
 #include <gpuctl/util/strings.hpp>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace gpuctl::facts {
@@ -54,7 +55,7 @@ std::string stack_text(const ContainerStack& s) {
 const FactRegistration k_registration{{
     .probe = k_container_stack.name,
     .command = "nvidia-ctk --version; cat /etc/cdi/nvidia.yaml /var/run/cdi/nvidia.yaml; grep nvidia-container-runtime "
-               "/etc/containerd/config.toml /etc/docker/daemon.json; podman --version; ls -l /dev/nvidia* /dev/char",
+               "/etc/containerd/config.toml /etc/docker/daemon.json; podman --version; ls -ld /dev/nvidia*; ls -l /dev/char",
     .after_gpus = true,
     .shell = [] { return probe_shell("containers"); },
     .fill = [](NodeFacts& facts, const Probes& probes) {
@@ -128,6 +129,7 @@ Result<ContainerStack> parse_container_stack(std::string_view text) {
   ContainerStack stack;
   std::string section, spec_path, spec_text;
   bool devices_seen = false;
+  std::map<std::string, std::string> char_links;  // "195:0" -> "/dev/nvidia0"
   const auto end_spec = [&] {
     if (!spec_path.empty()) stack.specs.push_back(parse_cdi_spec(spec_text, spec_path));
     spec_path.clear();
@@ -135,7 +137,7 @@ Result<ContainerStack> parse_container_stack(std::string_view text) {
   };
   for (const auto& line : util::split_lines(text)) {
     if (line.starts_with('@') && (section != "spec" || line == "@containerd" || line == "@docker" || line == "@podman" ||
-                                  line == "@devices" || line == "@mig" || line.starts_with("@spec /"))) {
+                                  line == "@devices" || line == "@char" || line == "@mig" || line.starts_with("@spec /"))) {
       end_spec();
       const std::string header = line.substr(1);  // split_words keeps views into it
       const auto words = util::split_words(header);
@@ -165,17 +167,33 @@ Result<ContainerStack> parse_container_stack(std::string_view text) {
       const auto words = util::split_words(line);
       if (words.size() >= 3 && words[0] == "podman" && words[1] == "version") stack.podman_version = std::string(words[2]);
     } else if (section == "devices") {
+      // `ls -ld`: "crw-rw-rw- 1 root root 195,   0 Dec  7 16:06 /dev/nvidia0"; a file that is no device: "-rw-...".
       const auto words = util::split_words(line);
-      if (words.size() >= 3 && words[0] == "char")
-        stack.device_nodes.push_back(
-            {std::string(words[1]), std::string(words[2]), words.size() > 3 ? std::string(words[3]) : std::string(), true});
-      else if (words.size() == 2 && words[0] == "notchar")
-        stack.device_nodes.push_back({std::string(words[1]), {}, {}, false});
+      if (words.size() < 2 || !words.back().starts_with("/dev/")) continue;
+      DeviceNode node{std::string(words.back()), {}, {}, line.starts_with('c')};
+      for (std::size_t w = 0; node.is_char_device && w + 1 < words.size(); ++w)
+        if (words[w].size() > 1 && words[w].ends_with(',')) {
+          node.major_minor = fmt::format("{}:{}", words[w].substr(0, words[w].size() - 1), words[w + 1]);
+          break;
+        }
+      stack.device_nodes.push_back(std::move(node));
+    } else if (section == "char") {
+      // `ls -l /dev/char`: "lrwxrwxrwx 1 root root 10 Dec  7 16:06 195:0 -> ../nvidia0".
+      const auto arrow = line.find(" -> ");
+      if (arrow == std::string::npos) continue;
+      const auto words = util::split_words(std::string_view(line).substr(0, arrow));
+      if (words.empty()) continue;
+      std::string target = line.substr(arrow + 4);
+      if (target.starts_with("../")) target = "/dev/" + target.substr(3);
+      else if (!target.starts_with('/')) target = "/dev/char/" + target;
+      char_links[std::string(words.back())] = std::move(target);
     } else if (section == "mig") {
       if (const auto mode = util::trim(line); !mode.empty()) stack.mig_modes.emplace_back(mode);
     }
   }
   end_spec();
+  for (auto& node : stack.device_nodes)
+    if (const auto it = char_links.find(node.major_minor); it != char_links.end()) node.char_link_target = it->second;
   if (!devices_seen) return fail(ErrorCode::parse, "no @devices section: the probe stopped early");
   return stack;
 }

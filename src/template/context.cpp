@@ -527,6 +527,9 @@ TemplateValue build_cluster_context(const Inventory& inventory, const SlurmHardw
   const auto& containers = inventory.cluster.containers;
   set_if(context["containers"], "toolkit_version", containers.toolkit_version);
   set_if(context["containers"]["repository"], "url", containers.repository_url);
+  set_if(context["containers"]["repository"], "key_url", containers.key_file.empty() ? containers.key_url : std::string());
+  set_if(context["containers"]["repository"], "key_file", containers.key_file);
+  set_if(context["containers"]["slurm_repository"], "key_file", containers.slurm_repository_key_file);
   set_if(context["containers"]["slurm_repository"], "url", containers.slurm_repository_url);
   return context;
 }

@@ -37,8 +37,10 @@ std::string probe_output(const std::string& spec) {
   return "@ctk\nNVIDIA Container Toolkit CLI version 1.17.8\ncommit: f202b80a9b9d0db00d9b1d73c0128c8962c55f4d\n"
          "@spec /etc/cdi/nvidia.yaml\n" + spec +
          "\n@containerd\n            BinaryName = \"/usr/bin/nvidia-container-runtime\"\n    enable_cdi = true\n"
-         "@podman\npodman version 4.3.1\n@devices\nchar /dev/nvidia0 195:0 /dev/nvidia0\nchar /dev/nvidiactl 195:255 "
-         "/dev/char/195:255\n@mig\nDisabled\n";
+         "@podman\npodman version 4.3.1\n@devices\ncrw-rw-rw- 1 root root 195,   0 Dec  7 16:06 /dev/nvidia0\n"
+         "crw-rw-rw- 1 root root 195, 255 Dec  7 16:06 /dev/nvidiactl\n@char\n"
+         "lrwxrwxrwx 1 root root 10 Dec  7 16:06 10:200 -> ../net/tun\nlrwxrwxrwx 1 root root 10 Dec  7 16:06 195:0 -> ../nvidia0\n"
+         "@mig\nDisabled\n";
 }
 
 TEST(ContainerStack, ParsesEverySectionOfTheProbe) {
@@ -54,7 +56,10 @@ TEST(ContainerStack, ParsesEverySectionOfTheProbe) {
   EXPECT_FALSE(stack->docker_config);
   EXPECT_EQ(stack->podman_version, "4.3.1");
   ASSERT_EQ(stack->device_nodes.size(), 2u);
-  EXPECT_EQ(stack->device_nodes[1].char_link_target, "/dev/char/195:255");
+  EXPECT_EQ(stack->device_nodes[0].major_minor, "195:0");
+  EXPECT_EQ(stack->device_nodes[0].char_link_target, "/dev/nvidia0");
+  EXPECT_EQ(stack->device_nodes[1].major_minor, "195:255");
+  EXPECT_EQ(stack->device_nodes[1].char_link_target, "");
   EXPECT_EQ(stack->mig_modes, std::vector<std::string>{"Disabled"});
 }
 
@@ -65,7 +70,9 @@ TEST(ContainerStack, AProbeThatStoppedEarlyIsNoFact) {
 TEST(ContainerRun, QuotesTheImageAndReadsTheUuidsNvidiaSmiLists) {
   ContainerSpec spec{"podman", false, "localhost/gpu-test:1", ""};
   EXPECT_EQ(container_gpu_command(spec),
-            "podman run --rm --network=host --device nvidia.com/gpu=all -- 'localhost/gpu-test:1' nvidia-smi -L");
+            "podman run --rm --network=host --device nvidia.com/gpu=all -- localhost/gpu-test:1 nvidia-smi -L");
+  spec.gpu_test_image = "localhost/a b";  // never a grammar's value, quoted all the same
+  EXPECT_EQ(container_gpu_command(spec), "podman run --rm --network=host --device nvidia.com/gpu=all -- 'localhost/a b' nvidia-smi -L");
   spec.gpu_test_image.clear();
   EXPECT_EQ(container_gpu_command(spec), "");
   EXPECT_EQ(listed_gpu_uuids("GPU 0: NVIDIA H200 (UUID: GPU-aa)\nGPU 1: NVIDIA H200 (UUID: GPU-bb)\n"),

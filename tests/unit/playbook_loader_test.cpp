@@ -434,8 +434,9 @@ TEST(ShippedPlaybooks, GpuNodeLoadsWithItsStepsInOrder) {
   // The repository before the driver, the driver before what needs it (the fabric manager at
   // its version right after it), Slurm and monitoring last.
   EXPECT_EQ(step_names(*playbook), (std::vector<std::string>{"nouveau", "cuda-repository", "driver", "fabric-manager",
-                                                              "cuda-toolkit", "persistence", "rdma", "nccl", "slurm",
-                                                              "monitoring"}));
+                                                              "cuda-toolkit", "persistence", "rdma", "nccl",
+                                                              "container-repository", "containers", "slurm",
+                                                              "slurm-containers-absent", "slurm-containers", "monitoring"}));
   EXPECT_EQ(playbook->steps[2].reboot, RebootPolicy::on_change);  // a new driver takes effect at boot
   EXPECT_FALSE(playbook->steps[2].reboot_unless.empty());
 }

@@ -1,8 +1,10 @@
 // Verification checks (verify/checks.hpp) over NodeFacts and NodeState built from values.
 #include <gpuctl/facts/collect.hpp>
+#include <gpuctl/facts/containers.hpp>
 #include <gpuctl/facts/fabricmanager_log.hpp>
 #include <gpuctl/facts/slurmd_hardware.hpp>
 #include <gpuctl/verify/checks.hpp>
+#include <gpuctl/verify/container_run.hpp>
 #include <gpuctl/verify/slurm_job.hpp>
 #include <gpuctl_build_paths.hpp>
 
@@ -38,6 +40,29 @@ GpuInfo healthy_gpu(int index) {
   gpu.pcie_width_max = 16;
   gpu.temperature_c = 40;
   return gpu;
+}
+
+// A container node's stack, healthy: the toolkit, containerd with the nvidia runtime, a CDI spec of
+// these GPUs on driver 550.127.08, every device node linked from /dev/char, MIG off.
+facts::ContainerStack healthy_container_stack(const std::vector<GpuInfo>& gpus) {
+  std::string spec = "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ncontainerEdits:\n  mounts:\n"
+                     "  - hostPath: /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.127.08\n"
+                     "    containerPath: /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.127.08\ndevices:\n";
+  std::string devices, links;
+  for (const auto& gpu : gpus) {
+    spec += "- name: " + gpu.uuid + "\n";
+    const auto i = std::to_string(gpu.index);
+    devices += "crw-rw-rw- 1 root root 195,   " + i + " Dec  7 16:06 /dev/nvidia" + i + "\n";
+    links += "lrwxrwxrwx 1 root root 10 Dec  7 16:06 195:" + i + " -> ../nvidia" + i + "\n";
+  }
+  spec += "- name: all\n";
+  std::string mig;
+  for (std::size_t i = 0; i < gpus.size(); ++i) mig += "Disabled\n";
+  auto stack = facts::parse_container_stack("@ctk\nNVIDIA Container Toolkit CLI version 1.17.8\n@spec /etc/cdi/nvidia.yaml\n" + spec +
+                                            "@containerd\n  BinaryName = \"/usr/bin/nvidia-container-runtime\"\n@devices\n" + devices +
+                                            "@char\n" + links + "@mig\n" + mig);
+  EXPECT_TRUE(stack) << (stack ? "" : stack.error().message);
+  return stack ? *stack : facts::ContainerStack{};
 }
 
 class Checks : public ::testing::Test {
@@ -92,7 +117,7 @@ TEST_F(Checks, EveryKnownCheckPassesOnAHealthyNode) {
   state.packages["libnccl2"] = ObservedPackage{true, "2.21.5-1+cuda12.4", true};
   std::vector<std::string> names;
   for (const auto& info : known_checks()) names.push_back(info.name);
-  EXPECT_EQ(names.size(), 36u);
+  EXPECT_EQ(names.size(), 42u);
   // The checks that are skipped unless declared: declared, on a healthy 8-GPU board.
   node.gpu.max_temperature_c = 85;
   std::vector<GpuClockEvents> clocks;
@@ -126,12 +151,24 @@ TEST_F(Checks, EveryKnownCheckPassesOnAHealthyNode) {
   // slurmd -C finds the CPUs the capture's slurmctld has (CPUTot=1, one core) and more memory.
   state.facts.declared.set(facts::k_slurmd_hardware, Fact<facts::SlurmHardware>::of({1, 1, 1, 1, 1, 24105}));
   const ObservedDcgmDiag dcgm_run{1, "dcgmi diag -r 1 -j", 0, testing::dcgm4_document_around_test("Hardware"), {}};
+  // A container node handed to Kubernetes, with its test image run through CDI.
+  inventory.cluster.containers.toolkit_version = "1.17.8";
+  inventory.cluster.packages = resolve_packages(inventory.cluster.profile, {"550", "550.127.08", "12.4", true, "1.17.8"}).value();
+  node.containers = ContainerSpec{"containerd", false, "localhost/gpu-test:1", "none"};
+  for (const char* name : {"nvidia-container-toolkit-base", "libnvidia-container1", "libnvidia-container-tools", "nvidia-container-toolkit"})
+    state.packages[name] = ObservedPackage{true, "1.17.8-1", true};
+  state.services["containerd"] = ObservedService{true, true, true};
+  state.facts.declared.set(facts::k_container_stack, Fact<facts::ContainerStack>::of(healthy_container_stack(gpus())));
+  ObservedContainerRun container_run{"ctr run ...", 0, "", "", ""};
+  for (const auto& gpu : gpus())
+    container_run.out += "GPU " + std::to_string(gpu.index) + ": NVIDIA H100 80GB HBM3 (UUID: " + gpu.uuid + ")\n";
   // verify --slurm-job's job, given every GPU of the node (no device isolation in this program).
   const ObservedSlurmJob job{"srun", 0, "CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7\nnvidia-smi rc=0\n", "", ""};
   // Both exporters' pages with every field the alert rules read, for every GPU.
   const auto scrapes = testing::scrapes_of(inventory, node, testing::full_dcgm_page(gpus()), testing::node_exporter_page());
   const auto results = run_checks(
-      names, CheckInput{inventory, node, fixture.program, state, nccl_run ? &*nccl_run : nullptr, &dcgm_run, &job, &scrapes});
+      names, CheckInput{inventory, node, fixture.program, state, nccl_run ? &*nccl_run : nullptr, &dcgm_run, &job, &scrapes,
+                        &container_run});
   ASSERT_EQ(results.size(), names.size());
   for (const auto& r : results) EXPECT_EQ(r.status, CheckStatus::pass) << r.name << ": " << r.detail << r.observed;
 }
@@ -157,7 +194,10 @@ TEST_F(Checks, EveryKnownCheckFailsOrErrorsOnABrokenNodeAndCitesItsSource) {
   const ObservedSlurmJob job{"srun", 1, "", "srun: error: Unable to contact slurm controller (connect failure)\n", ""};
   auto scrapes = testing::scrapes_of(inventory, node, "", "");
   for (auto& scrape : scrapes.scrapes) scrape.exit_code = 7;  // nothing listens
-  const auto results = run_checks(names, CheckInput{inventory, node, fixture.program, state, &nccl, &dcgm, &job, &scrapes});
+  node.containers = ContainerSpec{"podman", false, "localhost/gpu-test:1", "none"};
+  const ObservedContainerRun container_run{"podman run ...", 125, "", "Error: localhost/gpu-test:1: image not known\n", ""};
+  const auto results =
+      run_checks(names, CheckInput{inventory, node, fixture.program, state, &nccl, &dcgm, &job, &scrapes, &container_run});
   ASSERT_EQ(results.size(), names.size());
   for (const auto& r : results) {
     EXPECT_TRUE(r.status == CheckStatus::fail || r.status == CheckStatus::error)

@@ -54,7 +54,7 @@ struct ContainerStack {
 inline constexpr FactKey<ContainerStack> k_container_stack{"containers"};
 
 // The containers probe's output: sections "@ctk", "@spec PATH", "@containerd", "@docker",
-// "@podman", "@devices", "@mig", each followed by its lines. Error (ErrorCode::parse): no
+// "@podman", "@devices" (`ls -ld /dev/nvidia*`), "@char" (`ls -l /dev/char`), "@mig", each followed by its lines. Error (ErrorCode::parse): no
 // "@devices" section (the probe did not finish).
 Result<ContainerStack> parse_container_stack(std::string_view text);
 

@@ -5,19 +5,20 @@
 # and docker's configuration that name the nvidia runtime or CDI; podman's version; every
 # /dev/nvidia* node with its MAJOR:MINOR and where /dev/char/MAJOR:MINOR leads (runc finds
 # devices through those links after a systemd daemon-reload, NVIDIA/nvidia-docker#1730); each
-# GPU's MIG mode. Read-only. A shell function body: `return` ends the probe.
+# GPU's MIG mode. Read-only, no helper process beyond the tools that answer. A shell function body: `return` ends the probe.
 if command -v nvidia-ctk >/dev/null 2>&1; then echo '@ctk'; nvidia-ctk --version 2>&1; fi
 for f in /etc/cdi/nvidia.yaml /var/run/cdi/nvidia.yaml; do
   [ -f "$f" ] || continue; echo "@spec $f"; head -c 1048576 -- "$f"; echo; done
 if [ -f /etc/containerd/config.toml ]; then echo '@containerd'; grep -e nvidia-container-runtime -e enable_cdi /etc/containerd/config.toml; fi
 if [ -f /etc/docker/daemon.json ]; then echo '@docker'; grep -e nvidia-container-runtime -e '"cdi"' /etc/docker/daemon.json; fi
 if command -v podman >/dev/null 2>&1; then echo '@podman'; podman --version 2>&1; fi
+# The device nodes and the /dev/char links, as ls -l shows them (one process each; the parser
+# reads MAJOR, MINOR and each link's target).
 echo '@devices'
-for d in /dev/nvidia*; do
-  if [ ! -e "$d" ] || [ -d "$d" ]; then continue; fi
-  if [ -c "$d" ]; then m=$(stat -c %Hr:%Lr -- "$d"); printf 'char %s %s %s\n' "$d" "$m" "$(readlink -f -- "/dev/char/$m" 2>/dev/null)";
-  else printf 'notchar %s\n' "$d"; fi
-done
+set --; for d in /dev/nvidia*; do if [ -e "$d" ] && [ ! -d "$d" ]; then set -- "$@" "$d"; fi; done
+if [ "$#" -gt 0 ]; then ls -ld -- "$@"; fi
+echo '@char'
+if [ -d /dev/char ]; then ls -l /dev/char; fi
 echo '@mig'
 # shellcheck disable=SC2086 # $T is the timeout command and its options, split on purpose
 command -v nvidia-smi >/dev/null 2>&1 && $T nvidia-smi --query-gpu=mig.mode.current --format=csv,noheader 2>/dev/null
