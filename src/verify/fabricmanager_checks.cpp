@@ -18,9 +18,16 @@ CheckResult fabricmanager_active(const CheckInput& in) {
   if (!has_nvswitch(in.node.gpu)) return no_nvswitch();
   const auto service = fabricmanager_service(in.inventory);
   auto result = service_active(in, service);
+  const auto consequence = "without it the GPUs never join the NVLink fabric and CUDA fails (error 802)";
+  // systemd counts "activating" as running; a fabric manager stuck there (a restart loop, or a
+  // start waiting on NVSwitches it cannot reach) has registered no GPU.
+  if (result.status == CheckStatus::pass && in.state.services.at(service).active_state == "activating")
+    return failed(fmt::format("{} activating (still starting, or restarting after a failure)", service), "running",
+                  fmt::format("wait and verify again; if it stays so, read journalctl -u {} and /var/log/fabricmanager.log; "
+                              "{}{}",
+                              service, consequence, fabricmanager_log_says(in.state.facts)));
   if (result.status != CheckStatus::fail) return result;
   const auto& unit = in.state.services.at(service);
-  const auto consequence = "without it the GPUs never join the NVLink fabric and CUDA fails (error 802)";
   if (unit.load_state == "not-found")
     result.detail = fmt::format("the fabric manager is not installed: install {} at the driver's version (gpuctl apply); {}",
                                 in.inventory.cluster.packages.package("fabricmanager"), consequence);

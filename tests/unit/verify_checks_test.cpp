@@ -499,6 +499,13 @@ TEST_F(Checks, FabricManagerRunsAtTheLoadedDriversVersionOnNvswitchBoards) {
   EXPECT_EQ(ok.status, CheckStatus::pass);
   EXPECT_EQ(ok.observed, "nvidia-fabricmanager-550 550.127.08-1, driver 550.127.08");
 
+  // systemd's "activating" counts as running for the plan; for verify it is no fabric yet.
+  state.services["nvidia-fabricmanager"].active_state = "activating";
+  const auto starting = run("fabricmanager_active");
+  EXPECT_EQ(starting.status, CheckStatus::fail);
+  EXPECT_NE(starting.observed.find("activating"), std::string::npos) << starting.observed;
+  state.services["nvidia-fabricmanager"].active_state = "active";
+  EXPECT_EQ(run("fabricmanager_active").status, CheckStatus::pass);
   state.services["nvidia-fabricmanager"].running = false;
   EXPECT_EQ(run("fabricmanager_active").status, CheckStatus::fail);
 
