@@ -162,7 +162,7 @@ for xid in 79 48 109; do  # 63 is the catalogue's IGNORE (row_remap judges it), 
   only_failing xid_events
   expect_output "xid_events fail on node03: observed Xid $xid on [0-9a-f:]+ \\("
   detail=$(detail_of xid_events)  # not piped into grep -q: under pipefail jq's SIGPIPE would fail it
-  [[ $detail == "Xid $xid: drain the node"* ]] || die "Xid $xid: no action in the detail: $detail"
+  [[ $detail == "Xid $xid: gpuctl remediate NODE (drain"* ]] || die "Xid $xid: no action in the detail: $detail"
   "$SANDBOX_CMD" heal node03
 done
 "$SANDBOX_CMD" fault node03 xid-94 1 || die "cannot inject Xid 94"
