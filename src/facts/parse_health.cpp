@@ -200,13 +200,6 @@ std::optional<ResetRecord> parse_reset_record(std::string_view rest) {
   return ResetRecord{*uptime, std::string(fields[1])};
 }
 
-// The Xid line's PCI form, lowercased with a 4-digit domain: "00000000:B3:00" -> "0000:b3:00".
-std::string normal_pci(std::string_view pci) {
-  std::string out = util::to_lower(pci);
-  if (const auto colon = out.find(':'); colon != std::string::npos && colon > 4) out.erase(0, colon - 4);
-  return out;
-}
-
 bool is_peermem_line(std::string_view line) {
   for (const auto module : k_peermem_modules)
     if (line.find(module) != std::string_view::npos) return true;
@@ -298,10 +291,16 @@ Result<std::vector<XidEvent>> parse_kernel_xids(std::string_view text) {
   for (auto& event : events) {
     if (!event.uptime_s) continue;
     for (const auto& reset : resets)
-      if ((reset.pci == "all" || reset.pci == normal_pci(event.pci)) && *event.uptime_s <= reset.uptime_s)
+      if ((reset.pci == "all" || reset.pci == pci_address_form(event.pci)) && *event.uptime_s <= reset.uptime_s)
         event.cleared_by_reset_at = std::max(event.cleared_by_reset_at.value_or(0.0), reset.uptime_s);
   }
   return events;
+}
+
+std::string pci_address_form(std::string_view pci) {
+  std::string out = util::to_lower(pci);
+  if (const auto colon = out.find(':'); colon != std::string::npos && colon > 4) out.erase(0, colon - 4);
+  return out;
 }
 
 }  // namespace gpuctl::facts

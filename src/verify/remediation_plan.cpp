@@ -1,5 +1,5 @@
 // From a failed verify to one remedy (verify/remediation.hpp).
-#include <gpuctl/util/strings.hpp>
+#include <gpuctl/facts/parsers.hpp>
 #include <gpuctl/verify/remediation.hpp>
 
 #include <algorithm>
@@ -15,8 +15,7 @@ bool failed(const CheckResult& check) { return check.status == CheckStatus::fail
 
 // "0000:b3:00" (the Xid line's) or "00000000:B3:00.0" (nvidia-smi's) -> "0000:b3:00.0".
 std::string reset_address(std::string_view pci) {
-  std::string out = util::to_lower(pci);
-  if (const auto colon = out.find(':'); colon != std::string::npos && colon > 4) out.erase(0, colon - 4);
+  std::string out = facts::pci_address_form(pci);
   if (out.find('.') == std::string::npos) out += ".0";
   return out;
 }

@@ -219,6 +219,10 @@ Result<std::vector<GpuClockEvents>> parse_clock_events(std::string_view text);
 std::string fabric_command();
 Result<std::vector<GpuFabric>> parse_fabric(std::string_view text);
 
+// A PCI address as the driver's Xid lines print it: lowercase, a 4-digit domain
+// ("00000000:B3:00.0" -> "0000:b3:00.0", "0000:B3:00" -> "0000:b3:00"). Pure.
+std::string pci_address_form(std::string_view pci);
+
 // The kernel-log probe's output: `dmesg` lines holding "NVRM: Xid", NVSwitch "SXid"s and the
 // peer-memory module's, then "@@dmesg-rc N". An SXid is one event over several lines (its
 // Fatal/Non-fatal line, then "Severity ..." and "Data {...}"); only the first is kept.
