@@ -137,7 +137,8 @@ Result<ContainerStack> parse_container_stack(std::string_view text) {
   };
   for (const auto& line : util::split_lines(text)) {
     if (line.starts_with('@') && (section != "spec" || line == "@containerd" || line == "@docker" || line == "@podman" ||
-                                  line == "@devices" || line == "@char" || line == "@mig" || line.starts_with("@spec /"))) {
+                                  line == "@devices" || line == "@char" || line == "@mig" || line == "@enroot" || line == "@pyxis" ||
+                                  line == "@srun" || line.starts_with("@spec /"))) {
       end_spec();
       const std::string header = line.substr(1);  // split_words keeps views into it
       const auto words = util::split_words(header);
@@ -147,6 +148,8 @@ Result<ContainerStack> parse_container_stack(std::string_view text) {
       if (section == "containerd") stack.containerd_config = true;
       if (section == "docker") stack.docker_config = true;
       if (section == "devices") devices_seen = true;
+      if (section == "pyxis") stack.pyxis.package_conf = true;
+      if (section == "srun") stack.pyxis.srun_asked = true;
       continue;
     }
     if (section == "spec") {
@@ -187,6 +190,23 @@ Result<ContainerStack> parse_container_stack(std::string_view text) {
       if (target.starts_with("../")) target = "/dev/" + target.substr(3);
       else if (!target.starts_with('/')) target = "/dev/char/" + target;
       char_links[std::string(words.back())] = std::move(target);
+    } else if (section == "enroot") {
+      const auto version = util::trim(line);
+      if (version == "no enroot" || version.empty() || stack.pyxis.enroot_found) continue;
+      stack.pyxis.enroot_found = true;
+      stack.pyxis.enroot_version = std::string(version);
+    } else if (section == "pyxis") {
+      const auto trimmed = util::trim(line);
+      if (!trimmed.empty() && !trimmed.starts_with('#') && stack.pyxis.plugin_line.empty()) stack.pyxis.plugin_line = std::string(trimmed);
+    } else if (section == "srun") {
+      const auto trimmed = util::trim(line);
+      if (trimmed == "no srun") stack.pyxis.srun_unasked = "srun is not installed (package slurm-client)";
+      else if (trimmed == "no slurm.conf") stack.pyxis.srun_unasked = "no /etc/slurm/slurm.conf (srun would wait a minute for one)";
+      // "--container-image=[USER@][REGISTRY#]IMAGE[:TAG]|PATH" (pyxis's option); "srun: error: ..."
+      // or "srun: fatal: ..." (Slurm's log lines; srun's own "-e, --error=err" has no colon).
+      else if (trimmed.starts_with("--container-image")) stack.pyxis.srun_offers_container_image = true;
+      else if (trimmed.find("error:") != std::string_view::npos || trimmed.find("fatal:") != std::string_view::npos)
+        stack.pyxis.srun_errors.emplace_back(trimmed);
     } else if (section == "mig") {
       if (const auto mode = util::trim(line); !mode.empty()) stack.mig_modes.emplace_back(mode);
     }

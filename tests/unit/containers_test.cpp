@@ -73,6 +73,14 @@ TEST(ContainerRun, QuotesTheImageAndReadsTheUuidsNvidiaSmiLists) {
             "podman run --rm --network=host --device nvidia.com/gpu=all -- localhost/gpu-test:1 nvidia-smi -L");
   spec.gpu_test_image = "localhost/a b";  // never a grammar's value, quoted all the same
   EXPECT_EQ(container_gpu_command(spec), "podman run --rm --network=host --device nvidia.com/gpu=all -- 'localhost/a b' nvidia-smi -L");
+  // Docker 20.10 and containerd 1.6 (Debian 12's) reach the GPUs through the nvidia runtime.
+  spec.gpu_test_image = "localhost/gpu-test:1";
+  spec.runtime = "docker";
+  EXPECT_EQ(container_gpu_command(spec),
+            "docker run --rm --network=host --runtime=nvidia -e NVIDIA_VISIBLE_DEVICES=all -- localhost/gpu-test:1 nvidia-smi -L");
+  spec.runtime = "containerd";
+  EXPECT_EQ(container_gpu_command(spec), "ctr run --rm --runc-binary=/usr/bin/nvidia-container-runtime "
+                                         "--env NVIDIA_VISIBLE_DEVICES=nvidia.com/gpu=all localhost/gpu-test:1 gpuctl-container-gpu nvidia-smi -L");
   spec.gpu_test_image.clear();
   EXPECT_EQ(container_gpu_command(spec), "");
   EXPECT_EQ(listed_gpu_uuids("GPU 0: NVIDIA H200 (UUID: GPU-aa)\nGPU 1: NVIDIA H200 (UUID: GPU-bb)\n"),
@@ -153,6 +161,102 @@ TEST_F(ContainerChecks, TheKubernetesContractNeedsContainerd) {
   EXPECT_EQ(run("k8s_node_ready").status, CheckStatus::fail);
 }
 
+// The probe's pyxis sections around srun's answer: `srun --help` filtered as the probe filters it.
+std::string pyxis_probe(const std::string& srun) {
+  return "@ctk\nNVIDIA Container Toolkit CLI version 1.17.8\n@devices\n@char\n"
+         "@enroot\n3.5.0\n@pyxis\nrequired /usr/lib/x86_64-linux-gnu/slurm/spank_pyxis.so\n\n@srun\n" + srun + "@mig\nDisabled\n";
+}
+
+TEST(PyxisStack, ReadsEnrootThePluginLineAndWhatSrunSaid) {
+  const auto loaded = facts::parse_container_stack(pyxis_probe(read_test_data("containers/srun-help-22.05-plugin-loaded.txt")));
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  EXPECT_TRUE(loaded->pyxis.package_conf);
+  EXPECT_EQ(loaded->pyxis.plugin_line, "required /usr/lib/x86_64-linux-gnu/slurm/spank_pyxis.so");
+  EXPECT_TRUE(loaded->pyxis.enroot_found);
+  EXPECT_EQ(loaded->pyxis.enroot_version, "3.5.0");
+  EXPECT_TRUE(loaded->pyxis.srun_asked);
+  EXPECT_TRUE(loaded->pyxis.srun_offers_container_image);
+  EXPECT_TRUE(loaded->pyxis.srun_errors.empty());
+  EXPECT_EQ(loaded->mig_modes, std::vector<std::string>{"Disabled"});  // the sections after it still read
+
+  const auto missing = facts::parse_container_stack(pyxis_probe(read_test_data("containers/srun-help-22.05-plugin-missing.txt")));
+  ASSERT_TRUE(missing);
+  EXPECT_FALSE(missing->pyxis.srun_offers_container_image);
+  ASSERT_EQ(missing->pyxis.srun_errors.size(), 4u);
+  EXPECT_EQ(missing->pyxis.srun_errors.back(), "srun: error: Plug-in initialization failed");
+
+  const auto unconfigured = facts::parse_container_stack(pyxis_probe(read_test_data("containers/srun-help-22.05-no-config.txt")));
+  ASSERT_TRUE(unconfigured);
+  EXPECT_EQ(unconfigured->pyxis.srun_errors.back(), "srun: fatal: Unable to process configuration file");
+
+  const auto no_srun = facts::parse_container_stack(pyxis_probe("no srun\n"));
+  ASSERT_TRUE(no_srun);
+  EXPECT_NE(no_srun->pyxis.srun_unasked.find("slurm-client"), std::string::npos);
+
+  const auto without = facts::parse_container_stack(probe_output(""));
+  ASSERT_TRUE(without);
+  EXPECT_FALSE(without->pyxis.package_conf);
+  EXPECT_FALSE(without->pyxis.srun_asked);
+}
+
+class PyxisCheck : public ContainerChecks {
+ protected:
+  PyxisCheck() {
+    inventory.cluster.containers.slurm_repository_url = "https://repo.example/slurm-containers";
+    state.packages["enroot"] = {true, "3.5.0-1", false};
+    state.packages["nvslurm-plugin-pyxis"] = {true, "0.21.0-1", false};
+    set_srun(read_test_data("containers/srun-help-22.05-plugin-loaded.txt"));
+  }
+  void set_srun(const std::string& srun) {
+    auto stack = facts::parse_container_stack(pyxis_probe(srun));
+    state.facts.declared.set(facts::k_container_stack, Fact<facts::ContainerStack>::of(*stack));
+  }
+};
+
+TEST_F(PyxisCheck, PassesWhereSrunOffersPyxisOption) {
+  const auto result = run("slurm_pyxis");
+  EXPECT_EQ(result.status, CheckStatus::pass) << result.detail;
+  EXPECT_NE(result.observed.find("nvslurm-plugin-pyxis 0.21.0-1"), std::string::npos) << result.observed;
+  EXPECT_NE(result.observed.find("enroot 3.5.0"), std::string::npos) << result.observed;
+}
+
+TEST_F(PyxisCheck, APyxisSlurmCannotLoadFailsWithSlurmsWords) {
+  for (const auto* capture : {"containers/srun-help-22.05-plugin-missing.txt", "containers/pyxis-20.02-undefined-symbol.txt"}) {
+    set_srun(read_test_data(capture));
+    const auto result = run("slurm_pyxis");
+    EXPECT_EQ(result.status, CheckStatus::fail) << capture;
+    EXPECT_NE(result.observed.find("error:"), std::string::npos) << result.observed;
+    EXPECT_NE(result.detail.find("libslurm-dev"), std::string::npos) << result.detail;
+  }
+  set_srun("");  // srun answered, without pyxis's option and without an error: not in the stack
+  const auto absent = run("slurm_pyxis");
+  EXPECT_EQ(absent.status, CheckStatus::fail);
+  EXPECT_NE(absent.detail.find("plugstack.conf.d/pyxis.conf"), std::string::npos) << absent.detail;
+}
+
+TEST_F(PyxisCheck, MissingPackagesFailAndUnknownsAreNeverAPass) {
+  state.packages["nvslurm-plugin-pyxis"] = {false, "", false};
+  EXPECT_EQ(run("slurm_pyxis").status, CheckStatus::fail);
+  state.packages.erase("nvslurm-plugin-pyxis");
+  EXPECT_EQ(run("slurm_pyxis").status, CheckStatus::error);
+  state.packages["nvslurm-plugin-pyxis"] = {true, "0.21.0-1", false};
+  set_srun("no slurm.conf\n");
+  EXPECT_EQ(run("slurm_pyxis").status, CheckStatus::error);
+  state.facts.declared.set(facts::k_container_stack, Fact<facts::ContainerStack>::absent("probe failed"));
+  EXPECT_EQ(run("slurm_pyxis").status, CheckStatus::error);
+}
+
+TEST_F(PyxisCheck, SkippedWhereTheStepDoesNotRun) {
+  inventory.cluster.containers.slurm_repository_url.clear();
+  EXPECT_EQ(run("slurm_pyxis").status, CheckStatus::skipped);
+  inventory.cluster.containers.slurm_repository_url = "https://repo.example/slurm-containers";
+  inventory.cluster.slurm.enabled = false;
+  EXPECT_EQ(run("slurm_pyxis").status, CheckStatus::skipped);
+  inventory.cluster.slurm.enabled = true;
+  node.containers.reset();
+  EXPECT_EQ(run("slurm_pyxis").status, CheckStatus::skipped);
+}
+
 std::string container_inventory(const std::string& cluster_extra, const std::string& containers) {
   return "cluster:\n  name: lab\n  os: ubuntu2404\n  nvidia:\n    driver_branch: \"580\"\n    driver_version: \"580.95.05\"\n"
          "  monitoring: {dcgm_exporter: false, node_exporter: false}\n" + cluster_extra +
@@ -183,6 +287,42 @@ TEST(ContainersStep, PlansTheProfilesToolkitPackagesAtTheVersionAndTheDistributi
     return c.step == "container-repository" && c.resource == "file:/etc/apt/sources.list.d/gpuctl-nvidia-container-toolkit.list";
   });
   EXPECT_TRUE(repository);
+}
+
+std::vector<std::string> planned(const std::string& inventory_text, const std::string& step, std::vector<std::string>* notes = nullptr) {
+  auto loaded = load_inventory_text(inventory_text, "cluster.yaml");
+  EXPECT_TRUE(loaded.ok()) << (loaded.diagnostics.empty() ? "" : loaded.diagnostics[0].to_string());
+  if (!loaded.ok()) return {};
+  ProgramSources sources;
+  sources.templates_dir = testing::k_shipped_templates_dir;
+  sources.secrets = SecretMode::masked;
+  const auto program = resolve_program(*loaded.inventory, loaded.inventory->nodes[0], testing::shipped_playbooks(), sources);
+  EXPECT_TRUE(program) << program.error().to_string();
+  if (!program) return {};
+  const auto plan = make_node_plan(*program, NodeState{});
+  if (notes) *notes = plan.notes;
+  std::vector<std::string> resources;
+  for (const auto& change : plan.changes)
+    if (change.step == step) resources.push_back(change.resource);
+  return resources;
+}
+
+TEST(SlurmContainersStep, InstallsEnrootAndPyxisFromTheSiteRepositoryAndPutsPyxisInTheStack) {
+  const std::string slurm = "  slurm: {controller: gpu01}\n";
+  const std::string key = std::string(GPUCTL_SOURCE_DIR) + "/tests/data/openpgp/repository-key.asc";
+  const auto with = planned(container_inventory(slurm + "  containers:\n    toolkit_version: \"1.17.8\"\n"
+                                                        "    slurm_repository: {url: \"https://repo.example/slurm\", key_file: \"" + key + "\"}\n",
+                                                "{runtime: podman}"),
+                            "slurm-containers");
+  EXPECT_EQ(with, (std::vector<std::string>{"file:/etc/apt/keyrings/gpuctl-slurm-containers.asc",
+                                            "file:/etc/apt/sources.list.d/gpuctl-slurm-containers.list", "package:enroot",
+                                            "package:nvslurm-plugin-pyxis", "file:/etc/slurm/plugstack.conf.d/pyxis.conf",
+                                            "handler:restart-slurmd"}));
+  std::vector<std::string> notes;
+  const auto without = planned(container_inventory(slurm + "  containers: {toolkit_version: \"1.17.8\"}\n", "{runtime: podman}"),
+                               "slurm-containers", &notes);
+  EXPECT_TRUE(without.empty());
+  EXPECT_TRUE(std::ranges::any_of(notes, [](const std::string& n) { return n.find("enroot and pyxis are not installed") != std::string::npos; }));
 }
 
 TEST(ContainersStep, ValidateRefusesWhatTheStepCannotServe) {

@@ -60,7 +60,9 @@ facts::ContainerStack healthy_container_stack(const std::vector<GpuInfo>& gpus) 
   for (std::size_t i = 0; i < gpus.size(); ++i) mig += "Disabled\n";
   auto stack = facts::parse_container_stack("@ctk\nNVIDIA Container Toolkit CLI version 1.17.8\n@spec /etc/cdi/nvidia.yaml\n" + spec +
                                             "@containerd\n  BinaryName = \"/usr/bin/nvidia-container-runtime\"\n@devices\n" + devices +
-                                            "@char\n" + links + "@mig\n" + mig);
+                                            "@char\n" + links +
+                                            "@enroot\n3.5.0\n@pyxis\nrequired /usr/lib/x86_64-linux-gnu/slurm/spank_pyxis.so\n"
+                                            "@srun\n      --container-image=[USER@][REGISTRY#]IMAGE[:TAG]|PATH\n@mig\n" + mig);
   EXPECT_TRUE(stack) << (stack ? "" : stack.error().message);
   return stack ? *stack : facts::ContainerStack{};
 }
@@ -117,7 +119,7 @@ TEST_F(Checks, EveryKnownCheckPassesOnAHealthyNode) {
   state.packages["libnccl2"] = ObservedPackage{true, "2.21.5-1+cuda12.4", true};
   std::vector<std::string> names;
   for (const auto& info : known_checks()) names.push_back(info.name);
-  EXPECT_EQ(names.size(), 42u);
+  EXPECT_EQ(names.size(), 43u);
   // The checks that are skipped unless declared: declared, on a healthy 8-GPU board.
   node.gpu.max_temperature_c = 85;
   std::vector<GpuClockEvents> clocks;
@@ -157,6 +159,10 @@ TEST_F(Checks, EveryKnownCheckPassesOnAHealthyNode) {
   node.containers = ContainerSpec{"containerd", false, "localhost/gpu-test:1", "none"};
   for (const char* name : {"nvidia-container-toolkit-base", "libnvidia-container1", "libnvidia-container-tools", "nvidia-container-toolkit"})
     state.packages[name] = ObservedPackage{true, "1.17.8-1", true};
+  // ...and in Slurm jobs, through enroot and pyxis from the site's repository.
+  inventory.cluster.containers.slurm_repository_url = "https://repo.example/slurm-containers";
+  state.packages["enroot"] = ObservedPackage{true, "3.5.0-1", false};
+  state.packages["nvslurm-plugin-pyxis"] = ObservedPackage{true, "0.21.0-1", false};
   state.services["containerd"] = ObservedService{true, true, true};
   state.facts.declared.set(facts::k_container_stack, Fact<facts::ContainerStack>::of(healthy_container_stack(gpus())));
   ObservedContainerRun container_run{"ctr run ...", 0, "", "", ""};
@@ -195,6 +201,7 @@ TEST_F(Checks, EveryKnownCheckFailsOrErrorsOnABrokenNodeAndCitesItsSource) {
   auto scrapes = testing::scrapes_of(inventory, node, "", "");
   for (auto& scrape : scrapes.scrapes) scrape.exit_code = 7;  // nothing listens
   node.containers = ContainerSpec{"podman", false, "localhost/gpu-test:1", "none"};
+  inventory.cluster.containers.slurm_repository_url = "https://repo.example/slurm-containers";  // pyxis not installed
   const ObservedContainerRun container_run{"podman run ...", 125, "", "Error: localhost/gpu-test:1: image not known\n", ""};
   const auto results =
       run_checks(names, CheckInput{inventory, node, fixture.program, state, &nccl, &dcgm, &job, &scrapes, &container_run});

@@ -36,6 +36,19 @@ struct DeviceNode {
   bool is_char_device = true;                // false: a file of that name that is no device
 };
 
+// Containers in Slurm jobs: NVIDIA's enroot and its Slurm plugin pyxis (nvslurm-plugin-pyxis),
+// read only where pyxis's package left /usr/share/pyxis/pyxis.conf.
+struct PyxisStack {
+  bool package_conf = false;                 // /usr/share/pyxis/pyxis.conf exists
+  std::string plugin_line;                   // its line: "required /usr/lib/x86_64-linux-gnu/slurm/spank_pyxis.so"
+  bool enroot_found = false;
+  std::string enroot_version;                // "3.5.0" from `enroot version`
+  bool srun_asked = false;                   // the probe reached `srun --help`
+  std::string srun_unasked;                  // why srun was not asked: no srun, no slurm.conf
+  bool srun_offers_container_image = false;  // `srun --help` lists pyxis's --container-image
+  std::vector<std::string> srun_errors;      // srun's "error:" lines: Slurm could not load the plugin stack
+};
+
 struct ContainerStack {
   bool ctk_found = false;
   std::string ctk_version;                   // "1.17.8" from "NVIDIA Container Toolkit CLI version 1.17.8"
@@ -49,12 +62,15 @@ struct ContainerStack {
   std::string podman_version;                // "4.3.1"; "" where podman is not installed
   std::vector<DeviceNode> device_nodes;
   std::vector<std::string> mig_modes;        // per GPU in nvidia-smi's order: "Enabled", "Disabled", "[N/A]"
+  PyxisStack pyxis;
 };
 
 inline constexpr FactKey<ContainerStack> k_container_stack{"containers"};
 
 // The containers probe's output: sections "@ctk", "@spec PATH", "@containerd", "@docker",
-// "@podman", "@devices" (`ls -ld /dev/nvidia*`), "@char" (`ls -l /dev/char`), "@mig", each followed by its lines. Error (ErrorCode::parse): no
+// "@podman", "@devices" (`ls -ld /dev/nvidia*`), "@char" (`ls -l /dev/char`), where pyxis is
+// installed "@enroot", "@pyxis" and "@srun" (`srun --help`'s pyxis and error lines), and "@mig",
+// each followed by its lines. Error (ErrorCode::parse): no
 // "@devices" section (the probe did not finish).
 Result<ContainerStack> parse_container_stack(std::string_view text);
 
