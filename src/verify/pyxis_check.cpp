@@ -50,7 +50,9 @@ CheckResult slurm_pyxis(const CheckInput& in) {
   if (!pyxis.srun_unasked.empty()) return cannot_run(fmt::format("{}: cannot see whether Slurm loads pyxis", pyxis.srun_unasked));
   const auto seen = fmt::format("{}; enroot {}", installed, pyxis.enroot_version);
   if (!pyxis.srun_errors.empty())
-    return failed(fmt::format("{}; srun: {}", seen, pyxis.srun_errors.back()), expected,
+    // The first line is the cause (dlopen's reason: "undefined symbol: ...", "invalid ELF
+    // header"); the rest say that the stack failed.
+    return failed(fmt::format("{}; {}", seen, pyxis.srun_errors.front()), expected,
                   fmt::format("Slurm cannot load its plugin stack ({}): a pyxis built against another Slurm's spank.h does not "
                               "load, and slurmd with it refuses to start. Rebuild nvslurm-plugin-pyxis against this cluster's "
                               "libslurm-dev and publish it in containers.slurm_repository",

@@ -225,7 +225,7 @@ TEST_F(PyxisCheck, APyxisSlurmCannotLoadFailsWithSlurmsWords) {
     set_srun(read_test_data(capture));
     const auto result = run("slurm_pyxis");
     EXPECT_EQ(result.status, CheckStatus::fail) << capture;
-    EXPECT_NE(result.observed.find("error:"), std::string::npos) << result.observed;
+    EXPECT_NE(result.observed.find("error: plugin_load_from_file: dlopen("), std::string::npos) << result.observed;  // the cause
     EXPECT_NE(result.detail.find("libslurm-dev"), std::string::npos) << result.detail;
   }
   set_srun("");  // srun answered, without pyxis's option and without an error: not in the stack

@@ -22,7 +22,8 @@ sandbox_gpuctl() {
 repo_hash() {
   { echo "$SANDBOX_PROFILE $DRIVER_535 $DRIVER_550 $CUDA_VERSION";
     recipe_hash "$SANDBOX_SRC/nvidia-smi" "$SANDBOX_SRC/packages" "$SANDBOX_SRC/lib/repo.sh" "$SANDBOX_SRC/lib/toolkit.sh" \
-      "$PROFILES_DIR" "$SANDBOX_SRC/../data/monitoring" "$SANDBOX_SRC/../data/containers/toolkit-packages.txt"; } | sha256sum | cut -c1-16
+      "$PROFILES_DIR" "$SANDBOX_SRC/../data/monitoring" "$SANDBOX_SRC/../data/containers/toolkit-packages.txt" \
+      "$SANDBOX_SRC/../data/containers/slurm-container-packages.txt"; } | sha256sum | cut -c1-16
 }
 
 # Sets REPO_DIR (holds cuda/). Builds when not cached.
@@ -242,6 +243,7 @@ mkdir -p /run/nvidia-fabricmanager && echo $ver > /run/nvidia-fabricmanager/gpuc
   GNUPGHOME=$gh gpg --batch -q --yes --clearsign -o "$out/InRelease" "$out/Release" || return 1
   GNUPGHOME=$gh gpg --batch -q --yes -abs -o "$out/Release.gpg" "$out/Release" || return 1
   build_container_toolkit "$b" "$out/libnvidia-container" "$gh" || return 1
+  build_slurm_containers "$b" "$out/slurm-containers" "$gh" || return 1
   gpgconf --homedir "$gh" --kill all 2>/dev/null || true
 }
 
@@ -284,6 +286,50 @@ build_container_toolkit() {
     echo "Origin: gpuctl-sandbox"; echo "Label: gpuctl sandbox libnvidia-container stand-in"; echo "Architectures: amd64"
     echo "Date: $(LC_ALL=C date -Ru)"; echo "SHA256:"
     local f; for f in Packages Packages.gz; do echo " $(sha256sum < "$out/$f" | cut -d' ' -f1) $(stat -c %s "$out/$f") $f"; done
+  } > "$out/Release"
+  GNUPGHOME=$gh gpg --batch -q --yes --clearsign -o "$out/InRelease" "$out/Release" || return 1
+  cp "$out/../gpuctl-sandbox-cuda.pub" "$out/gpgkey"
+}
+
+# A site's repository of enroot and pyxis built for this cluster's Slurm, at
+# cuda/slurm-containers/ (signed with the same key), as containers.slurm_repository declares one:
+# the names, versions, dependencies and paths of tests/data/containers/slurm-container-packages.txt
+# (never gpuctl's playbook). pyxis's plugin is a real SPANK plugin built against this machine's
+# libslurm-dev (packages/spank_pyxis.c: pyxis's options, no containers); enroot answers `version`.
+build_slurm_containers() {
+  local b=$1 out=$2 gh=$3 name version depends files r f plugin conf
+  mkdir -p "$out"
+  [[ -f /usr/include/slurm/spank.h ]] || { echo "no /usr/include/slurm/spank.h: install libslurm-dev (scripts/install-deps)" >&2; return 1; }
+  while read -r name version rest; do
+    [[ -z $name || $name == '#'* ]] && continue
+    # "Depends words... /path /path": the paths are the words that start with a slash.
+    depends=; files=()
+    for f in $rest; do if [[ $f == /* ]]; then files+=("$f"); else depends+="${depends:+ }$f"; fi; done
+    r=$b/slurm-containers-$name
+    case $name in
+      enroot)
+        mkdir -p "$r$(dirname "${files[0]}")"
+        printf '#!/bin/sh
+# gpuctl sandbox stand-in for NVIDIA enroot: answers version only
+case "$1" in version) echo %s ;; *) echo "enroot: the gpuctl sandbox stand-in runs no containers" >&2; exit 1 ;; esac
+' \
+          "${version%-*}" > "$r${files[0]}"
+        chmod 755 "$r${files[0]}" ;;
+      nvslurm-plugin-pyxis)
+        plugin=${files[0]} conf=${files[1]}
+        mkdir -p "$r$(dirname "$plugin")" "$r$(dirname "$conf")"
+        gcc -Wall -Wextra -O2 -shared -fPIC -o "$r$plugin" "$SANDBOX_SRC/packages/spank_pyxis.c" || return 1
+        echo "required $plugin" > "$r$conf" ;;
+      *) echo "unknown package $name in slurm-container-packages.txt" >&2; return 1 ;;
+    esac
+    if [[ $depends == - ]]; then make_deb "$out" "$r" "$name" "$version" "$name"
+    else make_deb "$out" "$r" "$name" "$version" "$name" "Depends: $depends"; fi
+  done < "$SANDBOX_SRC/../data/containers/slurm-container-packages.txt"
+  (cd "$out" && dpkg-scanpackages --multiversion . /dev/null 2>/dev/null > Packages && gzip -9kf Packages) || return 1
+  {
+    echo "Origin: gpuctl-sandbox"; echo "Label: gpuctl sandbox site repository (enroot, pyxis)"; echo "Architectures: amd64"
+    echo "Date: $(LC_ALL=C date -Ru)"; echo "SHA256:"
+    local g; for g in Packages Packages.gz; do echo " $(sha256sum < "$out/$g" | cut -d' ' -f1) $(stat -c %s "$out/$g") $g"; done
   } > "$out/Release"
   GNUPGHOME=$gh gpg --batch -q --yes --clearsign -o "$out/InRelease" "$out/Release" || return 1
   cp "$out/../gpuctl-sandbox-cuda.pub" "$out/gpgkey"
