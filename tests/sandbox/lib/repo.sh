@@ -281,14 +281,7 @@ build_container_toolkit() {
     if [[ $depends == - ]]; then make_deb "$out" "$r" "$name" "$version" "NVIDIA Container Toolkit ($name)"
     else make_deb "$out" "$r" "$name" "$version" "NVIDIA Container Toolkit ($name)" "Depends: $depends"; fi
   done < "$SANDBOX_SRC/../data/containers/toolkit-packages.txt"
-  (cd "$out" && dpkg-scanpackages --multiversion . /dev/null 2>/dev/null > Packages && gzip -9kf Packages) || return 1
-  {
-    echo "Origin: gpuctl-sandbox"; echo "Label: gpuctl sandbox libnvidia-container stand-in"; echo "Architectures: amd64"
-    echo "Date: $(LC_ALL=C date -Ru)"; echo "SHA256:"
-    local f; for f in Packages Packages.gz; do echo " $(sha256sum < "$out/$f" | cut -d' ' -f1) $(stat -c %s "$out/$f") $f"; done
-  } > "$out/Release"
-  GNUPGHOME=$gh gpg --batch -q --yes --clearsign -o "$out/InRelease" "$out/Release" || return 1
-  cp "$out/../gpuctl-sandbox-cuda.pub" "$out/gpgkey"
+  index_sub_repository "$out" "gpuctl sandbox libnvidia-container stand-in" "$gh"
 }
 
 # A site's repository of enroot and pyxis built for this cluster's Slurm, at
@@ -325,11 +318,18 @@ case "$1" in version) echo %s ;; *) echo "enroot: the gpuctl sandbox stand-in ru
     if [[ $depends == - ]]; then make_deb "$out" "$r" "$name" "$version" "$name"
     else make_deb "$out" "$r" "$name" "$version" "$name" "Depends: $depends"; fi
   done < "$SANDBOX_SRC/../data/containers/slurm-container-packages.txt"
+  index_sub_repository "$out" "gpuctl sandbox site repository (enroot, pyxis)" "$gh"
+}
+
+# OUT LABEL GNUPGHOME: index and sign a flat repository below cuda/ with the CUDA stand-in's key,
+# and publish that key beside it as gpgkey.
+index_sub_repository() {
+  local out=$1 label=$2 gh=$3 f
   (cd "$out" && dpkg-scanpackages --multiversion . /dev/null 2>/dev/null > Packages && gzip -9kf Packages) || return 1
   {
-    echo "Origin: gpuctl-sandbox"; echo "Label: gpuctl sandbox site repository (enroot, pyxis)"; echo "Architectures: amd64"
+    echo "Origin: gpuctl-sandbox"; echo "Label: $label"; echo "Architectures: amd64"
     echo "Date: $(LC_ALL=C date -Ru)"; echo "SHA256:"
-    local g; for g in Packages Packages.gz; do echo " $(sha256sum < "$out/$g" | cut -d' ' -f1) $(stat -c %s "$out/$g") $g"; done
+    for f in Packages Packages.gz; do echo " $(sha256sum < "$out/$f" | cut -d' ' -f1) $(stat -c %s "$out/$f") $f"; done
   } > "$out/Release"
   GNUPGHOME=$gh gpg --batch -q --yes --clearsign -o "$out/InRelease" "$out/Release" || return 1
   cp "$out/../gpuctl-sandbox-cuda.pub" "$out/gpgkey"
