@@ -149,7 +149,7 @@ Result<ContainerStack> parse_container_stack(std::string_view text) {
       if (section == "docker") stack.docker_config = true;
       if (section == "devices") devices_seen = true;
       if (section == "pyxis") stack.pyxis.package_conf = true;
-      if (section == "srun") stack.pyxis.srun_asked = true;
+      if (section == "srun") stack.pyxis.srun_section_seen = true;
       continue;
     }
     if (section == "spec") {
@@ -200,8 +200,11 @@ Result<ContainerStack> parse_container_stack(std::string_view text) {
       if (!trimmed.empty() && !trimmed.starts_with('#') && stack.pyxis.plugin_line.empty()) stack.pyxis.plugin_line = std::string(trimmed);
     } else if (section == "srun") {
       const auto trimmed = util::trim(line);
-      if (trimmed == "no srun") stack.pyxis.srun_unasked = "srun is not installed (package slurm-client)";
-      else if (trimmed == "no slurm.conf") stack.pyxis.srun_unasked = "no /etc/slurm/slurm.conf (srun would wait a minute for one)";
+      if (trimmed == "no srun") stack.pyxis.srun_no_answer = "srun is not installed (package slurm-client)";
+      else if (trimmed == "no slurm.conf") stack.pyxis.srun_no_answer = "no /etc/slurm/slurm.conf (srun would wait a minute for one)";
+      // "srun exit N", the probe's own last line: 124 and 137 are the probe's timeout.
+      else if (trimmed == "srun exit 124" || trimmed == "srun exit 137") stack.pyxis.srun_no_answer = "srun --help did not answer in time";
+      else if (trimmed.starts_with("srun exit ")) continue;
       // "--container-image=[USER@][REGISTRY#]IMAGE[:TAG]|PATH" (pyxis's option); "srun: error: ..."
       // or "srun: fatal: ..." (Slurm's log lines; srun's own "-e, --error=err" has no colon).
       else if (trimmed.starts_with("--container-image")) stack.pyxis.srun_offers_container_image = true;

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 
 namespace gpuctl::verify_detail {
@@ -46,13 +47,21 @@ CheckResult slurm_pyxis(const CheckInput& in) {
                   "this nvslurm-plugin-pyxis is not pyxis's own packaging (make deb): it must ship /usr/share/pyxis/pyxis.conf");
   if (!pyxis.enroot_found)
     return failed(installed + "; enroot is not on the PATH", expected, "reinstall enroot: pyxis runs every container through it");
-  if (!pyxis.srun_asked) return cannot_run("the probe did not reach srun --help");
-  if (!pyxis.srun_unasked.empty()) return cannot_run(fmt::format("{}: cannot see whether Slurm loads pyxis", pyxis.srun_unasked));
+  if (!pyxis.srun_section_seen) return cannot_run("the probe did not reach srun --help");
+  if (!pyxis.srun_no_answer.empty()) return cannot_run(fmt::format("{}: cannot see whether Slurm loads pyxis", pyxis.srun_no_answer));
   const auto seen = fmt::format("{}; enroot {}", installed, pyxis.enroot_version);
-  if (!pyxis.srun_errors.empty())
-    // The first line is the cause (dlopen's reason: "undefined symbol: ...", "invalid ELF
+  // Slurm's errors about its plugin stack ("plugin_load_from_file: dlopen(...)", "spank: ...",
+  // "Plug-in initialization failed") are pyxis's; any other (an unreadable slurm.conf) leaves
+  // pyxis unjudged.
+  const auto plugin_error = std::ranges::find_if(pyxis.srun_errors, [](const std::string& line) {
+    return line.find("plugin") != std::string::npos || line.find("Plug-in") != std::string::npos || line.find("spank") != std::string::npos;
+  });
+  if (plugin_error == pyxis.srun_errors.end() && !pyxis.srun_errors.empty())
+    return cannot_run(fmt::format("srun --help failed before its plugins: {}", pyxis.srun_errors.back()));
+  if (plugin_error != pyxis.srun_errors.end())
+    // The first such line is the cause (dlopen's reason: "undefined symbol: ...", "invalid ELF
     // header"); the rest say that the stack failed.
-    return failed(fmt::format("{}; {}", seen, pyxis.srun_errors.front()), expected,
+    return failed(fmt::format("{}; {}", seen, *plugin_error), expected,
                   fmt::format("Slurm cannot load its plugin stack ({}): a pyxis built against another Slurm's spank.h does not "
                               "load, and slurmd with it refuses to start. Rebuild nvslurm-plugin-pyxis against this cluster's "
                               "libslurm-dev and publish it in containers.slurm_repository",

@@ -174,7 +174,7 @@ TEST(PyxisStack, ReadsEnrootThePluginLineAndWhatSrunSaid) {
   EXPECT_EQ(loaded->pyxis.plugin_line, "required /usr/lib/x86_64-linux-gnu/slurm/spank_pyxis.so");
   EXPECT_TRUE(loaded->pyxis.enroot_found);
   EXPECT_EQ(loaded->pyxis.enroot_version, "3.5.0");
-  EXPECT_TRUE(loaded->pyxis.srun_asked);
+  EXPECT_TRUE(loaded->pyxis.srun_section_seen);
   EXPECT_TRUE(loaded->pyxis.srun_offers_container_image);
   EXPECT_TRUE(loaded->pyxis.srun_errors.empty());
   EXPECT_EQ(loaded->mig_modes, std::vector<std::string>{"Disabled"});  // the sections after it still read
@@ -191,12 +191,19 @@ TEST(PyxisStack, ReadsEnrootThePluginLineAndWhatSrunSaid) {
 
   const auto no_srun = facts::parse_container_stack(pyxis_probe("no srun\n"));
   ASSERT_TRUE(no_srun);
-  EXPECT_NE(no_srun->pyxis.srun_unasked.find("slurm-client"), std::string::npos);
+  EXPECT_NE(no_srun->pyxis.srun_no_answer.find("slurm-client"), std::string::npos);
+  const auto timed_out = facts::parse_container_stack(pyxis_probe("srun exit 124\n"));
+  ASSERT_TRUE(timed_out);
+  EXPECT_NE(timed_out->pyxis.srun_no_answer.find("in time"), std::string::npos);
+  const auto answered = facts::parse_container_stack(pyxis_probe("srun exit 0\n"));
+  ASSERT_TRUE(answered);
+  EXPECT_EQ(answered->pyxis.srun_no_answer, "");
+  EXPECT_TRUE(answered->pyxis.srun_errors.empty());
 
   const auto without = facts::parse_container_stack(probe_output(""));
   ASSERT_TRUE(without);
   EXPECT_FALSE(without->pyxis.package_conf);
-  EXPECT_FALSE(without->pyxis.srun_asked);
+  EXPECT_FALSE(without->pyxis.srun_section_seen);
 }
 
 class PyxisCheck : public ContainerChecks {
@@ -242,6 +249,13 @@ TEST_F(PyxisCheck, MissingPackagesFailAndUnknownsAreNeverAPass) {
   state.packages["nvslurm-plugin-pyxis"] = {true, "0.21.0-1", false};
   set_srun("no slurm.conf\n");
   EXPECT_EQ(run("slurm_pyxis").status, CheckStatus::error);
+  set_srun("srun exit 124\n");  // the probe's timeout: no answer, not "pyxis is not in the stack"
+  EXPECT_EQ(run("slurm_pyxis").status, CheckStatus::error);
+  // srun failed before its plugins (no readable slurm.conf): pyxis is not judged.
+  set_srun(read_test_data("containers/srun-help-22.05-no-config.txt"));
+  const auto unconfigured = run("slurm_pyxis");
+  EXPECT_EQ(unconfigured.status, CheckStatus::error);
+  EXPECT_NE(unconfigured.detail.find("Unable to process configuration file"), std::string::npos) << unconfigured.detail;
   state.facts.declared.set(facts::k_container_stack, Fact<facts::ContainerStack>::absent("probe failed"));
   EXPECT_EQ(run("slurm_pyxis").status, CheckStatus::error);
 }

@@ -43,8 +43,8 @@ struct PyxisStack {
   std::string plugin_line;                   // its line: "required /usr/lib/x86_64-linux-gnu/slurm/spank_pyxis.so"
   bool enroot_found = false;
   std::string enroot_version;                // "3.5.0" from `enroot version`
-  bool srun_asked = false;                   // the probe reached `srun --help`
-  std::string srun_unasked;                  // why srun was not asked: no srun, no slurm.conf
+  bool srun_section_seen = false;            // the probe reached `srun --help`
+  std::string srun_no_answer;                // why srun gave nothing to judge: no srun, no slurm.conf, timed out
   bool srun_offers_container_image = false;  // `srun --help` lists pyxis's --container-image
   std::vector<std::string> srun_errors;      // srun's "error:" lines: Slurm could not load the plugin stack
 };

@@ -31,7 +31,7 @@ if [ -f /usr/share/pyxis/pyxis.conf ]; then
   # Without a slurm.conf srun retries for a minute before it says so: not asked then.
   if ! command -v srun >/dev/null 2>&1; then echo 'no srun'
   elif [ ! -f /etc/slurm/slurm.conf ]; then echo 'no slurm.conf'
-  else $T srun --help 2>&1 | grep -m 20 -e '--container-image' -e 'error:' -e 'fatal:'; fi
+  else { $T srun --help 2>&1; echo "srun exit $?"; } | grep -m 40 -e '--container-image' -e 'error:' -e 'fatal:' -e '^srun exit '; fi
 fi
 echo '@mig'
 # shellcheck disable=SC2086 # $T is the timeout command and its options, split on purpose
