@@ -4,6 +4,7 @@
 # driver's), verify passes, a second plan has no changes; then drift, faults (ECC, GPU health:
 # thermal, power brake, Xids, fabric; InfiniBand ports and HCAs; DCGM's diagnostic; unreachable,
 # broken package) and a stale saved plan.
+# e2e-lock: sandbox-127.0.100 (the default sandbox network: converge, cuda_keyring, debian_nonfree)
 source "$(dirname "$0")/lib/cluster.sh"
 command -v jq >/dev/null || skip "jq missing"
 start_cluster -n 4 --gpus 8 --model H100 --hgx

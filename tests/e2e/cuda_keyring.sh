@@ -4,6 +4,7 @@
 # ("Conflicting values set for option Signed-By"); with repository.existing: adopt (the default)
 # gpuctl keeps NVIDIA's list and converges the node, and with replace it removes that list and
 # writes its own. The sandbox's repository stands in for NVIDIA's (same layout, its own key).
+# e2e-lock: sandbox-127.0.100 (the default sandbox network: converge, cuda_keyring, debian_nonfree)
 source "$(dirname "$0")/lib/cluster.sh"
 start_cluster -n 2 --gpus 1 --model H100
 g() { "$GPUCTL" "$@" --no-progress; }

@@ -8,6 +8,7 @@
 #
 # The persistence step is applied on its own at the end: Debian's real nvidia-persistenced
 # cannot start without the kernel module either, and apply must say so, not hide it.
+# e2e-lock: sandbox-127.0.100 (the default sandbox network: converge, cuda_keyring, debian_nonfree)
 source "$(dirname "$0")/lib/cluster.sh"
 command -v jq >/dev/null || skip "jq missing"
 start_cluster -n 2 --gpus 2 --model H100

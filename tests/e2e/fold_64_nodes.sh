@@ -3,6 +3,7 @@
 # node is shown alone. bench/ light nodes (one sshd per node on 127.2.0.x, a simulated GPU world,
 # the host's root read-only for them): plan and verify only, which change nothing.
 set -uo pipefail
+# e2e-lock: handshake-burst (64 sshds and their handshakes; never beside open_file_limit)
 : "${GPUCTL:?set GPUCTL to the gpuctl binary}" "${GPUCTL_SOURCE_DIR:?set GPUCTL_SOURCE_DIR}"
 [[ $(id -u) == 0 ]] || { echo "needs root"; exit 77; }
 command -v sshd >/dev/null || [[ -x /usr/sbin/sshd ]] || { echo "no sshd"; exit 77; }

@@ -3,6 +3,7 @@
 # every node. gpuctl raises its soft limit to the hard one; where even the hard limit is short,
 # a node's session is closed when its task in a phase ends, instead of later nodes failing
 # with "Too many open files". 96 nodes: loopback addresses of one private sshd.
+# e2e-lock: handshake-burst (96 sessions at once; never beside fold_64_nodes)
 source "$(dirname "$0")/lib/sshd_sandbox.sh"
 
 N=96

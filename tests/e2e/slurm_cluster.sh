@@ -46,8 +46,12 @@ cpus=$(nproc --all)
 mem_mib=$(( $(awk '/^MemTotal:/ {print $2}' /proc/meminfo) / 1024 ))
 real_memory=$(( (mem_mib - (mem_mib * 5 + 99) / 100) / 1024 * 1024 ))
 hardware="CPUs=$cpus Boards=1 SocketsPerBoard=[0-9]+ CoresPerSocket=[0-9]+ ThreadsPerCore=[0-9]+ RealMemory=$real_memory"
-expect_output "NodeName=node01 NodeAddr=127\\.0\\.120\\.1 Gres=gpu:h100:8 $hardware Port=6818" "slurm.conf names node01's address, hardware and port"
-expect_output "NodeName=node02 NodeAddr=127\\.0\\.120\\.2 Gres=gpu:h100:8 $hardware Port=6819" "slurm.conf names node02's address, hardware and port"
+# Each slurmd's port, as the sandbox inventory gives it (its network's own range).
+port_of() { sed -n "s/^  $1: {.*slurm.Port: \"\([0-9]*\)\".*/\1/p" "$INVENTORY"; }
+port1=$(port_of node01) port2=$(port_of node02)
+[[ -n $port1 && -n $port2 ]] || die "no slurm.Port label in $INVENTORY"
+expect_output "NodeName=node01 NodeAddr=127\\.0\\.120\\.1 Gres=gpu:h100:8 $hardware Port=$port1" "slurm.conf names node01's address, hardware and port"
+expect_output "NodeName=node02 NodeAddr=127\\.0\\.120\\.2 Gres=gpu:h100:8 $hardware Port=$port2" "slurm.conf names node02's address, hardware and port"
 expect_output "node\\[01-02\\]: CPUs=$cpus .*\\(lscpu -p, /proc/meminfo\\); RealMemory=$real_memory \\($mem_mib MiB \\(lscpu -p, /proc/meminfo\\) less the 5% reserve, in whole GiB\\)" \
   "the plan says where each hardware value comes from"
 
@@ -195,11 +199,11 @@ expect_rc 0 "$GPUCTL" history --node node02 --json
 
 echo "--- node02 pinned with more memory than it has: the plan says so, verify fails with both values"
 cp "$INVENTORY" "$WORK/inventory-unpinned.yaml"
-sed -i 's/slurm.Port: "6819"}/slurm.Port: "6819", slurm.RealMemory: "99999999"}/' "$INVENTORY"
+sed -i "s/slurm.Port: \"$port2\"}/slurm.Port: \"$port2\", slurm.RealMemory: \"99999999\"}/" "$INVENTORY"
 grep -q 'slurm.RealMemory: "99999999"' "$INVENTORY" || die "could not pin node02's memory in $INVENTORY"
 expect_rc 2 g plan "$INVENTORY" --detailed-exitcode
 expect_output "node02: CPUs=$cpus .*RealMemory=99999999 \\(pinned: label slurm.RealMemory\\)" "the plan names the pin as RealMemory's source"
-expect_output "NodeName=node02 .*RealMemory=99999999 Port=6819" "slurm.conf's diff shows the pinned value"
+expect_output "NodeName=node02 .*RealMemory=99999999 Port=$port2" "slurm.conf's diff shows the pinned value"
 expect_rc 0 g apply "$INVENTORY" --yes
 expect_rc 3 g verify "$INVENTORY" --limit node02
 expect_output "slurm_node_hardware fail on node02: .*RealMemory=99999999 \\(the node has $mem_mib\\)" "both values"

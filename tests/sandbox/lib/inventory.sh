@@ -47,6 +47,9 @@ EOI
           OverSubscribe: "NO"
           DefMemPerCPU: "4096"
     options:
+      # Sandboxes on other networks run beside this one in the host's network namespace, where
+      # slurmctld listens on every address: each network has its own ports (slurm_port_base).
+      SlurmctldPort: "$(slurm_port_base)"
       # The nodes' cgroup controllers are read-only inside systemd-nspawn, so slurmd cannot
       # create its cgroups: track processes through /proc, bind tasks by affinity only.
       ProctrackType: proctrack/linuxproc
@@ -106,7 +109,15 @@ EOI
     # With Slurm, each slurmd listens on a port of its own: the nodes share the host's network
     # namespace, and slurmd listens on every address, as on a real node.
     slurm_port=""
-    ((head)) && slurm_port=", labels: {slurm.Port: \"$((6817 + i))\"}"
+    ((head)) && slurm_port=", labels: {slurm.Port: \"$(($(slurm_port_base) + i))\"}"
     echo "  $name: {address: $NODE_NET.$i, port: 22, user: root, rack: r$(( (i - 1) / 8 + 1 ))$slurm_port}"
   done
+}
+
+# slurm_port_base: this network's slurmctld port; slurmd of node N listens on it plus N. Slurm's
+# own 6817 on the default network 127.0.100, then 100 ports per network (127.0.120: 8817), so
+# that sandboxes of up to 99 nodes on different networks never share a port.
+slurm_port_base() {
+  local octet=${NODE_NET##*.}
+  echo $((6817 + 100 * ((octet + 156) % 256)))
 }
