@@ -18,7 +18,10 @@ namespace {
 using Keys = std::vector<std::string>;
 
 const Keys k_cluster_keys{"name", "os_family", "os", "nvidia", "nccl", "slurm", "monitoring", "containers"};
-const Keys k_containers_keys{"toolkit_version", "repository", "slurm_repository"};
+const Keys k_containers_keys{"toolkit_version", "repository", "slurm_repository", "pyxis"};
+// The arguments pyxis reads from its plugstack line (NVIDIA/pyxis config.c); it refuses any
+// other, and then slurmd does not start, so validate knows them all.
+const Keys k_pyxis_keys{"runtime_path", "execute_entrypoint", "container_scope", "sbatch_support", "use_enroot_load"};
 const Keys k_containers_repository_keys{"url", "key_url", "key_file"};
 const Keys k_slurm_repository_keys{"url", "key_file"};
 const Keys k_nvidia_keys{"driver_branch", "driver_version", "cuda", "open_kernel_module", "driver_source",
@@ -316,6 +319,29 @@ void decode_grafana(Decoder& d, const YamlNode& node, GrafanaSettings& g) {
     d.error(*repository, "'grafana.repository' needs its signing key", "write key_url: https://apt.grafana.com/gpg.key, or key_file: /path/to/grafana.asc");
 }
 
+// containers.pyxis: pyxis's plugstack arguments, each in the form pyxis parses (booleans as
+// true/false), in pyxis's order; the values reach a plugin line split on whitespace.
+void decode_pyxis(Decoder& d, const YamlNode& node, ContainerSettings& c) {
+  auto view = d.map(node, "'containers.pyxis'", k_pyxis_keys);
+  if (!view) return;
+  c.pyxis_arguments.clear();
+  for (const auto& key : {"runtime_path", "execute_entrypoint", "container_scope", "sbatch_support", "use_enroot_load"}) {
+    const auto* n = view->get(key);
+    if (!n) continue;
+    const auto what = fmt::format("containers.pyxis.{}", key);
+    std::optional<std::string> value;
+    if (std::string_view(key) == "runtime_path") value = checked(d, *n, what, grammar::directory);
+    else if (std::string_view(key) == "container_scope") {
+      value = d.string(*n, fmt::format("'{}'", what));
+      if (value && *value != "job" && *value != "global") {
+        d.error(*n, fmt::format("'{}' is '{}'", what, *value), "write job (containers named per job) or global (pyxis's default)");
+        value.reset();
+      }
+    } else if (auto b = d.boolean(*n, fmt::format("'{}'", what))) value = *b ? "true" : "false";
+    if (value) c.pyxis_arguments.emplace_back(key, *value);
+  }
+}
+
 // cluster.containers (docs/containers.md): the toolkit's version and NVIDIA's repository (or a mirror).
 void decode_containers(Decoder& d, const YamlNode& node, ContainerSettings& c) {
   auto view = d.map(node, "'cluster.containers'", k_containers_keys);
@@ -346,6 +372,7 @@ void decode_containers(Decoder& d, const YamlNode& node, ContainerSettings& c) {
       c.slurm_repository_key_file = checked(d, *n, "containers.slurm_repository.key_file", grammar::local_file).value_or("");
     else d.error(*repository, "'containers.slurm_repository' needs its signing key", "write key_file: /path/to/key.asc");
   }
+  if (const auto* pyxis = view->get("pyxis")) decode_pyxis(d, *pyxis, c);
 }
 
 void decode_monitoring(Decoder& d, const YamlNode& node, RawInventory& raw) {

@@ -23,6 +23,8 @@ const Grammar address{check_address, "write a host name, an IPv4 or an IPv6 addr
 const Grammar user{check_user, "write a POSIX user name, e.g. admin"};
 const Grammar local_file{[](std::string_view text) { return check_path(text, HomePrefix::refused); },
                          "write an absolute path without '..', '//' or spaces, e.g. /etc/gpuctl/cuda-keyring.gpg"};
+const Grammar directory{[](std::string_view text) { return check_path(text, HomePrefix::refused); },
+                        "write an absolute path without '..', '//' or spaces, e.g. /run/pyxis"};
 const Grammar ssh_file{[](std::string_view text) { return check_path(text, HomePrefix::allowed); },
                        "write an absolute path or one under ~/, without '..', '//' or spaces, e.g. ~/.ssh/id_ed25519"};
 const Grammar url{check_url, "write https://host/path, http://host/path or file:/absolute/path, without spaces or quotes"};

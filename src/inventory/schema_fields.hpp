@@ -31,6 +31,7 @@ extern const Grammar host_name;
 extern const Grammar address;
 extern const Grammar user;
 extern const Grammar local_file;      // key_file: absolute
+extern const Grammar directory;       // containers.pyxis.runtime_path: absolute
 extern const Grammar ssh_file;        // identity_file, known_hosts: absolute or ~/
 extern const Grammar url;
 extern const Grammar driver_branch;

@@ -531,6 +531,12 @@ TemplateValue build_cluster_context(const Inventory& inventory, const SlurmHardw
   set_if(context["containers"]["repository"], "key_file", containers.key_file);
   set_if(context["containers"]["slurm_repository"], "key_file", containers.slurm_repository_key_file);
   set_if(context["containers"]["slurm_repository"], "url", containers.slurm_repository_url);
+  std::string pyxis_arguments;
+  for (const auto& [key, value] : containers.pyxis_arguments)
+    pyxis_arguments += fmt::format("{}{}={}", pyxis_arguments.empty() ? "" : " ", key, value);
+  // Always set (the template picks the package's line or its own): declared or not.
+  context["containers"]["pyxis"]["declared"] = !pyxis_arguments.empty();
+  set_if(context["containers"]["pyxis"], "arguments", pyxis_arguments);
   return context;
 }
 

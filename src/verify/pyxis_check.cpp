@@ -58,6 +58,17 @@ CheckResult slurm_pyxis(const CheckInput& in) {
   });
   if (plugin_error == pyxis.srun_errors.end() && !pyxis.srun_errors.empty())
     return cannot_run(fmt::format("srun --help failed before its plugins: {}", pyxis.srun_errors.back()));
+  // pyxis's own words ("pyxis: unknown configuration option: ...", "pyxis: container_scope:
+  // invalid value: ...") are the cause when its init refused its plugstack arguments.
+  const auto pyxis_error = std::ranges::find_if(pyxis.srun_errors, [](const std::string& line) {
+    return line.find("error: pyxis: ") != std::string::npos;
+  });
+  if (pyxis_error != pyxis.srun_errors.end() ||
+      (plugin_error != pyxis.srun_errors.end() && plugin_error->find("init() failed") != std::string::npos))
+    return failed(fmt::format("{}; {}", seen, pyxis_error != pyxis.srun_errors.end() ? *pyxis_error : *plugin_error), expected,
+                  "pyxis loaded but refused its plugstack arguments (/etc/slurm/plugstack.conf.d/pyxis.conf), and slurmd "
+                  "with it refuses to start: correct containers.pyxis, or publish a pyxis that knows the argument "
+                  "(pyxis's wiki, Setup, lists them) in containers.slurm_repository; gpuctl apply rewrites the line");
   if (plugin_error != pyxis.srun_errors.end())
     // The first such line is the cause (dlopen's reason: "undefined symbol: ...", "invalid ELF
     // header"); the rest say that the stack failed.

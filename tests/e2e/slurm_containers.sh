@@ -83,4 +83,24 @@ expect_output '^pass ' "slurm_pyxis passes again with the plugin restored"
 
 echo "--- a second plan changes nothing"
 expect_rc 0 g plan "$INVENTORY" --detailed-exitcode
+
+echo "--- pyxis's arguments from the inventory reach the plugin line, and slurmd loads it"
+sed -i 's|^    slurm_repository: |    pyxis: {sbatch_support: false, container_scope: job}\n&|' "$INVENTORY"
+expect_rc 0 "$GPUCTL" validate "$INVENTORY"
+expect_rc 2 g plan "$INVENTORY" --detailed-exitcode
+expect_output 'required /usr/lib/x86_64-linux-gnu/slurm/spank_pyxis\.so container_scope=job sbatch_support=false' \
+  "the plan writes pyxis's own line with the arguments, in pyxis's order"
+expect_rc 0 g apply "$INVENTORY" --yes
+for _ in $(seq 12); do OUTPUT=$(pyxis_check); [[ $OUTPUT == pass* ]] && break; sleep 2; done
+expect_output '^pass ' "slurm_pyxis passes with the arguments"
+[[ $(on 'systemctl is-active slurmd') == active ]] || die "slurmd does not run with pyxis's arguments"
+# An argument validate would refuse, written by hand: the plugin refuses it, as pyxis does, and
+# slurm_pyxis fails with its words (the class of a pyxis older than the inventory's arguments).
+on "sed -i 's/sbatch_support=false\$/sbatch_support=false importer=\/usr\/bin\/x/' /etc/slurm/plugstack.conf.d/pyxis.conf" ||
+  die "could not edit the plugin line"
+OUTPUT=$(pyxis_check)
+expect_output '^fail .*pyxis: unknown configuration option: importer=/usr/bin/x' "slurm_pyxis quotes the plugin's refusal"
+expect_rc 0 g apply "$INVENTORY" --yes
+OUTPUT=$(pyxis_check)
+expect_output '^pass ' "apply restores the line, and slurm_pyxis passes"
 echo "PASS: slurm_containers ($((SECONDS - t0)) s)"

@@ -241,6 +241,22 @@ TEST_F(PyxisCheck, APyxisSlurmCannotLoadFailsWithSlurmsWords) {
   EXPECT_NE(absent.detail.find("plugstack.conf.d/pyxis.conf"), std::string::npos) << absent.detail;
 }
 
+TEST_F(PyxisCheck, APyxisThatRefusesItsArgumentsFailsWithPyxissWordsNotARebuild) {
+  set_srun(read_test_data("containers/srun-help-22.05-pyxis-refuses-argument.txt"));
+  const auto refused = run("slurm_pyxis");
+  EXPECT_EQ(refused.status, CheckStatus::fail);
+  EXPECT_NE(refused.observed.find("srun: error: pyxis: unknown configuration option: importer=/usr/bin/x"), std::string::npos)
+      << refused.observed;
+  EXPECT_NE(refused.detail.find("containers.pyxis"), std::string::npos) << refused.detail;
+  EXPECT_EQ(refused.detail.find("libslurm-dev"), std::string::npos) << refused.detail;  // it loaded: no rebuild
+  // Only Slurm's line (a plugin whose init failed without saying why): the same judgement.
+  set_srun("srun: error: spank: required plugin spank_pyxis.so: init() failed with rc=-1\nsrun: error: Plug-in initialization failed\n");
+  const auto init = run("slurm_pyxis");
+  EXPECT_EQ(init.status, CheckStatus::fail);
+  EXPECT_NE(init.observed.find("init() failed with rc=-1"), std::string::npos) << init.observed;
+  EXPECT_NE(init.detail.find("containers.pyxis"), std::string::npos) << init.detail;
+}
+
 TEST_F(PyxisCheck, MissingPackagesFailAndUnknownsAreNeverAPass) {
   state.packages["nvslurm-plugin-pyxis"] = {false, "", false};
   EXPECT_EQ(run("slurm_pyxis").status, CheckStatus::fail);
@@ -337,6 +353,71 @@ TEST(SlurmContainersStep, InstallsEnrootAndPyxisFromTheSiteRepositoryAndPutsPyxi
                                "slurm-containers", &notes);
   EXPECT_TRUE(without.empty());
   EXPECT_TRUE(std::ranges::any_of(notes, [](const std::string& n) { return n.find("enroot and pyxis are not installed") != std::string::npos; }));
+}
+
+// The plugstack file the slurm-containers step writes, for an inventory with `pyxis_yaml` under
+// cluster.containers ("" for none).
+std::string pyxis_plugstack(const std::string& pyxis_yaml) {
+  const std::string key = std::string(GPUCTL_SOURCE_DIR) + "/tests/data/openpgp/repository-key.asc";
+  auto loaded = load_inventory_text(container_inventory("  slurm: {controller: gpu01}\n  containers:\n    toolkit_version: \"1.17.8\"\n"
+                                                        "    slurm_repository: {url: \"https://repo.example/slurm\", key_file: \"" + key + "\"}\n" +
+                                                            pyxis_yaml,
+                                                        "{runtime: podman}"),
+                                    "cluster.yaml");
+  EXPECT_TRUE(loaded.ok()) << (loaded.diagnostics.empty() ? "" : loaded.diagnostics[0].to_string());
+  if (!loaded.ok()) return {};
+  ProgramSources sources;
+  sources.templates_dir = testing::k_shipped_templates_dir;
+  sources.secrets = SecretMode::masked;
+  const auto program = resolve_program(*loaded.inventory, loaded.inventory->nodes[0], testing::shipped_playbooks(), sources);
+  EXPECT_TRUE(program) << program.error().to_string();
+  if (!program) return {};
+  for (const auto& step : program->steps)
+    for (const auto& r : step.resources)
+      if (r.resource.kind == ResourceKind::file && r.resource.file.path == "/etc/slurm/plugstack.conf.d/pyxis.conf") return r.content;
+  ADD_FAILURE() << "no plugstack.conf.d/pyxis.conf planned";
+  return {};
+}
+
+TEST(SlurmContainersStep, WritesPyxisArgumentsOnThePluginLineInPyxisOrder) {
+  const auto defaults = pyxis_plugstack("");
+  EXPECT_NE(defaults.find("\ninclude /usr/share/pyxis/pyxis.conf\n"), std::string::npos) << defaults;
+  EXPECT_EQ(defaults.find("required "), std::string::npos) << defaults;
+  // Declared in another order: written in pyxis's order.
+  const auto declared = pyxis_plugstack("    pyxis: {sbatch_support: false, container_scope: job, runtime_path: /run/pyxis-jobs, execute_entrypoint: true}\n");
+  EXPECT_NE(declared.find("\nrequired /usr/lib/x86_64-linux-gnu/slurm/spank_pyxis.so runtime_path=/run/pyxis-jobs "
+                          "execute_entrypoint=true container_scope=job sbatch_support=false\n"),
+            std::string::npos)
+      << declared;
+  EXPECT_EQ(declared.find("include "), std::string::npos) << declared;
+}
+
+TEST(SlurmContainersStep, ValidateRefusesPyxisArgumentsPyxisWouldRefuse) {
+  const std::string key = std::string(GPUCTL_SOURCE_DIR) + "/tests/data/openpgp/repository-key.asc";
+  const auto with = [&](const std::string& pyxis) {
+    return load_inventory_text(container_inventory("  slurm: {controller: gpu01}\n  containers:\n    toolkit_version: \"1.17.8\"\n"
+                                                   "    slurm_repository: {url: \"https://repo.example/slurm\", key_file: \"" + key + "\"}\n"
+                                                   "    pyxis: " + pyxis + "\n",
+                                                   "{runtime: podman}"),
+                               "cluster.yaml");
+  };
+  // Each would stop slurmd ("pyxis: unknown configuration option", "invalid value") or split
+  // the plugin line.
+  for (const std::string bad : {"{importer_typo: /usr/bin/x}", "{container_scope: node}", "{sbatch_support: maybe}",
+                                "{runtime_path: run/pyxis}", "{runtime_path: \"/run/py xis\"}", "{runtime_path: \"/run/pyxis #x\"}",
+                                "{runtime_path: \"/run/pyxis\\nrequired /tmp/evil.so\"}", "{container_scope: [job]}", "[job]"}) {
+    const auto loaded = with(bad);
+    EXPECT_FALSE(loaded.ok()) << bad;
+    if (loaded.ok() || loaded.diagnostics.empty()) continue;
+    EXPECT_NE(loaded.diagnostics[0].to_string().find("cluster.yaml:"), std::string::npos) << loaded.diagnostics[0].to_string();
+  }
+  const auto scope = with("{container_scope: node}");
+  ASSERT_FALSE(scope.diagnostics.empty());
+  EXPECT_NE(scope.diagnostics[0].to_string().find("job"), std::string::npos) << scope.diagnostics[0].to_string();
+  const auto unknown = with("{importer_typo: /usr/bin/x}");
+  ASSERT_FALSE(unknown.diagnostics.empty());
+  EXPECT_NE(unknown.diagnostics[0].to_string().find("container_scope"), std::string::npos) << unknown.diagnostics[0].to_string();
+  EXPECT_TRUE(with("{container_scope: global, use_enroot_load: false}").ok());
 }
 
 TEST(ContainersStep, ValidateRefusesWhatTheStepCannotServe) {

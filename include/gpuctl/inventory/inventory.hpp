@@ -228,6 +228,9 @@ struct ContainerSettings {
   // plan says they are not installed.
   std::string slurm_repository_url;
   std::string slurm_repository_key_file;
+  // containers.pyxis: pyxis's own plugstack arguments (runtime_path=/run/pyxis, ...), in pyxis's
+  // order and spelling; empty: the package's plugstack line, with pyxis's defaults.
+  std::vector<std::pair<std::string, std::string>> pyxis_arguments;
 };
 
 struct ClusterSettings {

@@ -2,8 +2,11 @@
  * built against the build machine's libslurm-dev (Debian 12's Slurm, the nodes' Slurm), that
  * registers pyxis's srun options with pyxis's argument forms (NVIDIA/pyxis README, "Usage") and
  * does nothing with them: the sandbox has no enroot to start a container with. It lets Slurm's
- * own srun and slurmd prove that the plugin stack gpuctl writes loads. Not NVIDIA software. */
+ * own srun and slurmd prove that the plugin stack gpuctl writes loads. Its plugstack arguments are
+ * pyxis's (NVIDIA/pyxis config.c; its wiki, "Setup"): a name it does not know, or a value
+ * out of its form, fails its init with pyxis's message, as pyxis does. Not NVIDIA software. */
 #include <stddef.h>
+#include <string.h>
 #include <slurm/spank.h>
 
 SPANK_PLUGIN(pyxis, 1)
@@ -23,9 +26,28 @@ static struct spank_option pyxis_options[] = {
     {"container-name", "NAME", "[pyxis] name to use for saving and loading the container on the host", 1, 0, accept_option},
     SPANK_OPTIONS_TABLE_END};
 
+static int is_bool(const char *v) {
+  return !strcmp(v, "1") || !strcmp(v, "0") || !strcmp(v, "true") || !strcmp(v, "false") || !strcmp(v, "yes") ||
+         !strcmp(v, "no") || !strcmp(v, "y") || !strcmp(v, "n");
+}
+
+/* 0 when `arg` is one of pyxis's arguments with a value of its form. */
+static int check_argument(const char *arg) {
+  static const char *const booleans[] = {"execute_entrypoint=", "sbatch_support=", "use_enroot_load=", NULL};
+  if (!strncmp(arg, "runtime_path=", 13)) return arg[13] == '/' ? 0 : -1;
+  if (!strncmp(arg, "container_scope=", 16)) return !strcmp(arg + 16, "job") || !strcmp(arg + 16, "global") ? 0 : -1;
+  for (const char *const *b = booleans; *b; ++b)
+    if (!strncmp(arg, *b, strlen(*b))) return is_bool(arg + strlen(*b)) ? 0 : -1;
+  return -2;
+}
+
 int slurm_spank_init(spank_t sp, int ac, char **av) {
-  (void)ac;
-  (void)av;
+  for (int i = 0; i < ac; ++i) {
+    const int bad = check_argument(av[i]);
+    if (bad == -2) slurm_error("pyxis: unknown configuration option: %s", av[i]);
+    else if (bad) slurm_error("pyxis: invalid value: %s", av[i]);
+    if (bad) return -1;
+  }
   for (struct spank_option *o = pyxis_options; o->name; ++o)
     if (spank_option_register(sp, o) != ESPANK_SUCCESS) return -1;
   return 0;
