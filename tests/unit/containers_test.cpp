@@ -13,6 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 namespace gpuctl {
 namespace {
 
@@ -319,15 +321,31 @@ TEST(ContainersStep, PlansTheProfilesToolkitPackagesAtTheVersionAndTheDistributi
   EXPECT_TRUE(repository);
 }
 
-std::vector<std::string> planned(const std::string& inventory_text, const std::string& step, std::vector<std::string>* notes = nullptr) {
+// The shipped playbooks resolved for the inventory's first node; nullopt (and a test failure)
+// when the inventory or the program does not load.
+std::optional<NodeProgram> first_node_program(const std::string& inventory_text) {
   auto loaded = load_inventory_text(inventory_text, "cluster.yaml");
   EXPECT_TRUE(loaded.ok()) << (loaded.diagnostics.empty() ? "" : loaded.diagnostics[0].to_string());
-  if (!loaded.ok()) return {};
+  if (!loaded.ok()) return std::nullopt;
   ProgramSources sources;
   sources.templates_dir = testing::k_shipped_templates_dir;
   sources.secrets = SecretMode::masked;
-  const auto program = resolve_program(*loaded.inventory, loaded.inventory->nodes[0], testing::shipped_playbooks(), sources);
+  auto program = resolve_program(*loaded.inventory, loaded.inventory->nodes[0], testing::shipped_playbooks(), sources);
   EXPECT_TRUE(program) << program.error().to_string();
+  if (!program) return std::nullopt;
+  return std::move(*program);
+}
+
+// cluster: lines of a Slurm cluster with the site's repository of enroot and pyxis, plus `extra`
+// under cluster.containers.
+std::string slurm_containers_cluster(const std::string& extra = "") {
+  const std::string key = std::string(GPUCTL_SOURCE_DIR) + "/tests/data/openpgp/repository-key.asc";
+  return "  slurm: {controller: gpu01}\n  containers:\n    toolkit_version: \"1.17.8\"\n"
+         "    slurm_repository: {url: \"https://repo.example/slurm\", key_file: \"" + key + "\"}\n" + extra;
+}
+
+std::vector<std::string> planned(const std::string& inventory_text, const std::string& step, std::vector<std::string>* notes = nullptr) {
+  const auto program = first_node_program(inventory_text);
   if (!program) return {};
   const auto plan = make_node_plan(*program, NodeState{});
   if (notes) *notes = plan.notes;
@@ -339,11 +357,7 @@ std::vector<std::string> planned(const std::string& inventory_text, const std::s
 
 TEST(SlurmContainersStep, InstallsEnrootAndPyxisFromTheSiteRepositoryAndPutsPyxisInTheStack) {
   const std::string slurm = "  slurm: {controller: gpu01}\n";
-  const std::string key = std::string(GPUCTL_SOURCE_DIR) + "/tests/data/openpgp/repository-key.asc";
-  const auto with = planned(container_inventory(slurm + "  containers:\n    toolkit_version: \"1.17.8\"\n"
-                                                        "    slurm_repository: {url: \"https://repo.example/slurm\", key_file: \"" + key + "\"}\n",
-                                                "{runtime: podman}"),
-                            "slurm-containers");
+  const auto with = planned(container_inventory(slurm_containers_cluster(), "{runtime: podman}"), "slurm-containers");
   EXPECT_EQ(with, (std::vector<std::string>{"file:/etc/apt/keyrings/gpuctl-slurm-containers.asc",
                                             "file:/etc/apt/sources.list.d/gpuctl-slurm-containers.list", "package:enroot",
                                             "package:nvslurm-plugin-pyxis", "file:/etc/slurm/plugstack.conf.d/pyxis.conf",
@@ -358,19 +372,7 @@ TEST(SlurmContainersStep, InstallsEnrootAndPyxisFromTheSiteRepositoryAndPutsPyxi
 // The plugstack file the slurm-containers step writes, for an inventory with `pyxis_yaml` under
 // cluster.containers ("" for none).
 std::string pyxis_plugstack(const std::string& pyxis_yaml) {
-  const std::string key = std::string(GPUCTL_SOURCE_DIR) + "/tests/data/openpgp/repository-key.asc";
-  auto loaded = load_inventory_text(container_inventory("  slurm: {controller: gpu01}\n  containers:\n    toolkit_version: \"1.17.8\"\n"
-                                                        "    slurm_repository: {url: \"https://repo.example/slurm\", key_file: \"" + key + "\"}\n" +
-                                                            pyxis_yaml,
-                                                        "{runtime: podman}"),
-                                    "cluster.yaml");
-  EXPECT_TRUE(loaded.ok()) << (loaded.diagnostics.empty() ? "" : loaded.diagnostics[0].to_string());
-  if (!loaded.ok()) return {};
-  ProgramSources sources;
-  sources.templates_dir = testing::k_shipped_templates_dir;
-  sources.secrets = SecretMode::masked;
-  const auto program = resolve_program(*loaded.inventory, loaded.inventory->nodes[0], testing::shipped_playbooks(), sources);
-  EXPECT_TRUE(program) << program.error().to_string();
+  const auto program = first_node_program(container_inventory(slurm_containers_cluster(pyxis_yaml), "{runtime: podman}"));
   if (!program) return {};
   for (const auto& step : program->steps)
     for (const auto& r : step.resources)
@@ -393,12 +395,8 @@ TEST(SlurmContainersStep, WritesPyxisArgumentsOnThePluginLineInPyxisOrder) {
 }
 
 TEST(SlurmContainersStep, ValidateRefusesPyxisArgumentsPyxisWouldRefuse) {
-  const std::string key = std::string(GPUCTL_SOURCE_DIR) + "/tests/data/openpgp/repository-key.asc";
-  const auto with = [&](const std::string& pyxis) {
-    return load_inventory_text(container_inventory("  slurm: {controller: gpu01}\n  containers:\n    toolkit_version: \"1.17.8\"\n"
-                                                   "    slurm_repository: {url: \"https://repo.example/slurm\", key_file: \"" + key + "\"}\n"
-                                                   "    pyxis: " + pyxis + "\n",
-                                                   "{runtime: podman}"),
+  const auto with = [](const std::string& pyxis) {
+    return load_inventory_text(container_inventory(slurm_containers_cluster("    pyxis: " + pyxis + "\n"), "{runtime: podman}"),
                                "cluster.yaml");
   };
   // Each would stop slurmd ("pyxis: unknown configuration option", "invalid value") or split
