@@ -66,8 +66,9 @@ CheckResult slurm_pyxis(const CheckInput& in) {
   if (pyxis_error != pyxis.srun_errors.end() ||
       (plugin_error != pyxis.srun_errors.end() && plugin_error->find("init() failed") != std::string::npos))
     return failed(fmt::format("{}; {}", seen, pyxis_error != pyxis.srun_errors.end() ? *pyxis_error : *plugin_error), expected,
-                  "pyxis loaded but refused its plugstack arguments (/etc/slurm/plugstack.conf.d/pyxis.conf), and slurmd "
-                  "with it refuses to start: correct containers.pyxis, or publish a pyxis that knows the argument "
+                  "pyxis loaded but its init failed, most often on an argument of its plugstack line it does not know "
+                  "(/etc/slurm/plugstack.conf.d/pyxis.conf), and slurmd with it refuses to start: correct containers.pyxis, "
+                  "or publish a pyxis that knows the argument "
                   "(pyxis's wiki, Setup, lists them) in containers.slurm_repository; gpuctl apply rewrites the line");
   if (plugin_error != pyxis.srun_errors.end())
     // The first such line is the cause (dlopen's reason: "undefined symbol: ...", "invalid ELF
