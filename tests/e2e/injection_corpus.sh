@@ -22,6 +22,9 @@ export GPUCTL_STATE_DIR="$work/s1/s2/s3/state"
 export GPUCTL_TEST_SECRET="do-not-leak-7f3a9c"   # /proc/self/environ must never reach a plan
 canary="$work/CANARY_executed"
 mkdir -p "$work/cases" "$work/cwd"
+# The site repository's key (containers.slurm_repository), so that the slurm-containers step and
+# its pyxis line are rendered.
+cp "$(dirname "$0")/../data/openpgp/repository-key.asc" "$work/site.asc" || exit 1
 
 python3 - "$work" "$canary" <<'PY'
 import json, os, sys
@@ -47,7 +50,9 @@ def base():
                 "options": {"SlurmctldTimeout": "120"},
                 "health_check_interval": "5m",
             },
-            "containers": {"toolkit_version": "1.17.8"},
+            "containers": {"toolkit_version": "1.17.8",
+                           "slurm_repository": {"url": "https://repo.example/slurm", "key_file": f"{work}/site.asc"},
+                           "pyxis": {"runtime_path": "/run/pyxis", "container_scope": "job"}},
             "monitoring": {"prometheus": "head01", "dcgm_exporter": True, "node_exporter": True},
         },
         "defaults": {"connection": "local"},
@@ -112,6 +117,10 @@ fields = {
     "containers.toolkit_version": ["cluster", "containers", "toolkit_version"],
     "containers.runtime": ["groups", "gpu", "vars", "containers", "runtime"],
     "containers.gpu_test_image": ["groups", "gpu", "vars", "containers", "gpu_test_image"],
+    "containers.slurm_repository.url": ["cluster", "containers", "slurm_repository", "url"],
+    "containers.pyxis.runtime_path": ["cluster", "containers", "pyxis", "runtime_path"],
+    "containers.pyxis.container_scope": ["cluster", "containers", "pyxis", "container_scope"],
+    "containers.pyxis key": ["cluster", "containers", "pyxis", "KEY:container_scope"],
     "slurm.options value": ["cluster", "slurm", "options", "SlurmctldTimeout"],
     "slurm.options key": ["cluster", "slurm", "options", "KEY:SlurmctldTimeout"],
     "partition name": ["cluster", "slurm", "partitions", 0, "name"],
