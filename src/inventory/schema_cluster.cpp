@@ -19,8 +19,8 @@ using Keys = std::vector<std::string>;
 
 const Keys k_cluster_keys{"name", "os_family", "os", "nvidia", "nccl", "slurm", "monitoring", "containers"};
 const Keys k_containers_keys{"toolkit_version", "repository", "slurm_repository", "pyxis"};
-// The arguments pyxis reads from its plugstack line (NVIDIA/pyxis config.c); it refuses any
-// other, and then slurmd does not start, so validate knows them all.
+// The arguments pyxis reads from its plugstack line (NVIDIA/pyxis config.c), in its order; it
+// refuses any other, and then slurmd does not start, so validate knows them all.
 const Keys k_pyxis_keys{"runtime_path", "execute_entrypoint", "container_scope", "sbatch_support", "use_enroot_load"};
 const Keys k_containers_repository_keys{"url", "key_url", "key_file"};
 const Keys k_slurm_repository_keys{"url", "key_file"};
@@ -325,13 +325,13 @@ void decode_pyxis(Decoder& d, const YamlNode& node, ContainerSettings& c) {
   auto view = d.map(node, "'containers.pyxis'", k_pyxis_keys);
   if (!view) return;
   c.pyxis_arguments.clear();
-  for (const auto& key : {"runtime_path", "execute_entrypoint", "container_scope", "sbatch_support", "use_enroot_load"}) {
+  for (const auto& key : k_pyxis_keys) {  // pyxis's order, whatever the file's
     const auto* n = view->get(key);
     if (!n) continue;
     const auto what = fmt::format("containers.pyxis.{}", key);
     std::optional<std::string> value;
-    if (std::string_view(key) == "runtime_path") value = checked(d, *n, what, grammar::directory);
-    else if (std::string_view(key) == "container_scope") {
+    if (key == "runtime_path") value = checked(d, *n, what, grammar::directory);
+    else if (key == "container_scope") {
       value = d.string(*n, fmt::format("'{}'", what));
       if (value && *value != "job" && *value != "global") {
         d.error(*n, fmt::format("'{}' is '{}'", what, *value), "write job (containers named per job) or global (pyxis's default)");
