@@ -50,19 +50,20 @@ CheckResult slurm_pyxis(const CheckInput& in) {
   if (!pyxis.srun_section_seen) return cannot_run("the probe did not reach srun --help");
   if (!pyxis.srun_no_answer.empty()) return cannot_run(fmt::format("{}: cannot see whether Slurm loads pyxis", pyxis.srun_no_answer));
   const auto seen = fmt::format("{}; enroot {}", installed, pyxis.enroot_version);
-  // Slurm's errors about its plugin stack ("plugin_load_from_file: dlopen(...)", "spank: ...",
-  // "Plug-in initialization failed") are pyxis's; any other (an unreadable slurm.conf) leaves
-  // pyxis unjudged.
-  const auto plugin_error = std::ranges::find_if(pyxis.srun_errors, [](const std::string& line) {
-    return line.find("plugin") != std::string::npos || line.find("Plug-in") != std::string::npos || line.find("spank") != std::string::npos;
-  });
-  if (plugin_error == pyxis.srun_errors.end() && !pyxis.srun_errors.empty())
-    return cannot_run(fmt::format("srun --help failed before its plugins: {}", pyxis.srun_errors.back()));
   // pyxis's own words ("pyxis: unknown configuration option: ...", "pyxis: container_scope:
   // invalid value: ...") are the cause when its init refused its plugstack arguments.
   const auto pyxis_error = std::ranges::find_if(pyxis.srun_errors, [](const std::string& line) {
     return line.find("error: pyxis: ") != std::string::npos;
   });
+  // Those and Slurm's errors about its plugin stack ("plugin_load_from_file: dlopen(...)",
+  // "spank: ...", "Plug-in initialization failed") are pyxis's; any other (an unreadable
+  // slurm.conf) leaves pyxis unjudged.
+  const auto plugin_error = std::ranges::find_if(pyxis.srun_errors, [](const std::string& line) {
+    return line.find("plugin") != std::string::npos || line.find("Plug-in") != std::string::npos ||
+           line.find("spank") != std::string::npos || line.find("error: pyxis: ") != std::string::npos;
+  });
+  if (plugin_error == pyxis.srun_errors.end() && !pyxis.srun_errors.empty())
+    return cannot_run(fmt::format("srun --help failed before its plugins: {}", pyxis.srun_errors.back()));
   if (pyxis_error != pyxis.srun_errors.end() ||
       (plugin_error != pyxis.srun_errors.end() && plugin_error->find("init() failed") != std::string::npos))
     return failed(fmt::format("{}; {}", seen, pyxis_error != pyxis.srun_errors.end() ? *pyxis_error : *plugin_error), expected,

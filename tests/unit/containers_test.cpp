@@ -257,6 +257,11 @@ TEST_F(PyxisCheck, APyxisThatRefusesItsArgumentsFailsWithPyxissWordsNotARebuild)
   EXPECT_EQ(init.status, CheckStatus::fail);
   EXPECT_NE(init.observed.find("init() failed with rc=-1"), std::string::npos) << init.observed;
   EXPECT_NE(init.detail.find("containers.pyxis"), std::string::npos) << init.detail;
+  // Only pyxis's line (Slurm's after it cut off): still pyxis's refusal, not "before its plugins".
+  set_srun("srun: error: pyxis: container_scope: invalid value: node\n");
+  const auto alone = run("slurm_pyxis");
+  EXPECT_EQ(alone.status, CheckStatus::fail) << alone.detail;
+  EXPECT_NE(alone.observed.find("container_scope: invalid value: node"), std::string::npos) << alone.observed;
 }
 
 TEST_F(PyxisCheck, MissingPackagesFailAndUnknownsAreNeverAPass) {
