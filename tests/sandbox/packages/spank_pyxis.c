@@ -31,23 +31,31 @@ static int is_bool(const char *v) {
          !strcmp(v, "no") || !strcmp(v, "y") || !strcmp(v, "n");
 }
 
-/* 0 when `arg` is one of pyxis's arguments with a value of its form. */
+/* Checks `arg` as pyxis's config.c does: 0 when it is one of pyxis's arguments with a value of
+ * its form (runtime_path takes any path); else an error in pyxis's words, and -1. */
 static int check_argument(const char *arg) {
-  static const char *const booleans[] = {"execute_entrypoint=", "sbatch_support=", "use_enroot_load=", NULL};
-  if (!strncmp(arg, "runtime_path=", 13)) return arg[13] == '/' ? 0 : -1;
-  if (!strncmp(arg, "container_scope=", 16)) return !strcmp(arg + 16, "job") || !strcmp(arg + 16, "global") ? 0 : -1;
-  for (const char *const *b = booleans; *b; ++b)
-    if (!strncmp(arg, *b, strlen(*b))) return is_bool(arg + strlen(*b)) ? 0 : -1;
-  return -2;
+  static const char *const booleans[] = {"execute_entrypoint", "sbatch_support", "use_enroot_load", NULL};
+  const char *eq = strchr(arg, '=');
+  const size_t key = eq ? (size_t)(eq - arg) : 0;
+  if (eq && key == 12 && !strncmp(arg, "runtime_path", key)) return 0;
+  if (eq && key == 15 && !strncmp(arg, "container_scope", key)) {
+    if (!strcmp(eq + 1, "job") || !strcmp(eq + 1, "global")) return 0;
+    slurm_error("pyxis: container_scope: invalid value: %s", eq + 1);
+    return -1;
+  }
+  for (const char *const *b = booleans; eq && *b; ++b)
+    if (strlen(*b) == key && !strncmp(arg, *b, key)) {
+      if (is_bool(eq + 1)) return 0;
+      slurm_error("pyxis: %s: invalid value: %s", *b, eq + 1);
+      return -1;
+    }
+  slurm_error("pyxis: unknown configuration option: %s", arg);
+  return -1;
 }
 
 int slurm_spank_init(spank_t sp, int ac, char **av) {
-  for (int i = 0; i < ac; ++i) {
-    const int bad = check_argument(av[i]);
-    if (bad == -2) slurm_error("pyxis: unknown configuration option: %s", av[i]);
-    else if (bad) slurm_error("pyxis: invalid value: %s", av[i]);
-    if (bad) return -1;
-  }
+  for (int i = 0; i < ac; ++i)
+    if (check_argument(av[i])) return -1;
   for (struct spank_option *o = pyxis_options; o->name; ++o)
     if (spank_option_register(sp, o) != ESPANK_SUCCESS) return -1;
   return 0;
