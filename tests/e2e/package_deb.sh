@@ -143,7 +143,8 @@ grep -q 'error while loading shared libraries' nodeps.txt || { cat nodeps.txt; e
 echo "deb [trusted=yes] file:/root/gpuctl-deb/repo ./" >local.list
 apt_local=(-o Dir::Etc::sourcelist=/root/gpuctl-deb/local.list -o Dir::Etc::sourceparts=- -o APT::Get::List-Cleanup=0)
 apt-get "${apt_local[@]}" update -qq
-DEBIAN_FRONTEND=noninteractive apt-get "${apt_local[@]}" install -y -qq --no-install-recommends "./$deb"
+# Not -qq: on failure the log must name the dependency apt could not meet (seen once, cause unknown).
+DEBIAN_FRONTEND=noninteractive apt-get "${apt_local[@]}" install -y -q --no-install-recommends "./$deb"
 dpkg-query -W -f='${Status}\n' gpuctl | grep -qx 'install ok installed'
 command -v gpuctl | grep -qx /usr/bin/gpuctl
 gpuctl --version | grep -qx 'gpuctl [0-9.]*'
